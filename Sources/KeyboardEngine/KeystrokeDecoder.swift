@@ -1,0 +1,107 @@
+import CEvdev
+
+/// What one emitted key event does to an application's text, as a text field
+/// with the same keymap would take it.
+public enum TextEdit: Equatable, Sendable {
+  /// Nothing: a key-up, a modifier, a dead key waiting for its base.
+  case none
+  /// A character typed at the cursor (`\n` for Enter, `\t` for Tab).
+  case insert(Unicode.Scalar)
+  /// BackSpace: delete the character before the cursor.
+  case backspace
+  /// Delete: delete the character after the cursor.
+  case delete
+  /// The cursor moved or may have moved, as the key's keysym says.
+  case move(CursorMove)
+  /// A key with Control, Alt or Super held: a shortcut, not text.
+  case shortcut(keysym: UInt32)
+  /// Escape, Insert, or a key whose effect on text is unknown.
+  case unknown
+}
+
+/// Cursor keys.
+public enum CursorMove: Sendable {
+  case left, right, up, down, home, end, pageUp, pageDown
+}
+
+/// Turns the key events an application receives into the text edits it
+/// makes, through the keymap and its compose table (dead keys compose).
+public final class KeystrokeDecoder {
+  let state: XKBState
+  private let shortcutModifiers: UInt32
+
+  /// Makes a decoder with nothing pressed.
+  public init(layout: Layout) {
+    state = XKBState(keymap: layout.keymap)
+    shortcutModifiers =
+      layout.keymap.mask(ofModifier: XKB_MOD_NAME_CTRL)
+      | layout.keymap.mask(ofModifier: XKB_MOD_NAME_ALT)
+      | layout.keymap.mask(ofModifier: XKB_MOD_NAME_LOGO)
+  }
+
+  /// Applies one event and returns its edit. A repeat is taken as a second press.
+  public func feed(code: UInt16, value: KeyValue) -> TextEdit {
+    guard value != .up else {
+      state.update(code, down: false)
+      return .none
+    }
+    let edit = edit(forPress: code)
+    if value == .down { state.update(code, down: true) }
+    return edit
+  }
+
+  /// The edit a press of `code` makes in the current state, without applying it.
+  public func edit(forPress code: UInt16) -> TextEdit {
+    let keysym = state.keysym(code)
+    if Self.isModifier(keysym) { return .none }
+    if state.effectiveModifiers & shortcutModifiers != 0 {
+      state.resetCompose()
+      return .shortcut(keysym: keysym)
+    }
+    switch state.compose(keysym) {
+    case .composing, .cancelled: return .none
+    case .composed(let character):
+      return Unicode.Scalar(character).map(TextEdit.insert) ?? .none
+    case .passThrough: break
+    }
+    switch Int32(bitPattern: keysym) {
+    case XKB_KEY_BackSpace: return .backspace
+    case XKB_KEY_Delete, XKB_KEY_KP_Delete: return .delete
+    case XKB_KEY_Return, XKB_KEY_KP_Enter, XKB_KEY_ISO_Enter: return .insert("\n")
+    case XKB_KEY_Tab, XKB_KEY_ISO_Left_Tab, XKB_KEY_KP_Tab: return .insert("\t")
+    case XKB_KEY_Left, XKB_KEY_KP_Left: return .move(.left)
+    case XKB_KEY_Right, XKB_KEY_KP_Right: return .move(.right)
+    case XKB_KEY_Up, XKB_KEY_KP_Up: return .move(.up)
+    case XKB_KEY_Down, XKB_KEY_KP_Down: return .move(.down)
+    case XKB_KEY_Home, XKB_KEY_KP_Home: return .move(.home)
+    case XKB_KEY_End, XKB_KEY_KP_End: return .move(.end)
+    case XKB_KEY_Page_Up, XKB_KEY_KP_Page_Up: return .move(.pageUp)
+    case XKB_KEY_Page_Down, XKB_KEY_KP_Page_Down: return .move(.pageDown)
+    default: break
+    }
+    let character = state.character(code)
+    if Layout.isPrintable(character), let scalar = Unicode.Scalar(character) {
+      return .insert(scalar)
+    }
+    return .unknown
+  }
+
+  /// The group in effect, as the application's keymap state has it.
+  public var group: Int { state.effectiveGroup }
+
+  /// Whether a keysym is a modifier, lock or group key (`xkb_keysym_is_modifier`
+  /// is newer than the libxkbcommon of Debian 12, so the range is spelled out).
+  static func isModifier(_ keysym: xkb_keysym_t) -> Bool {
+    (0xffe1...0xffee).contains(keysym)  // Shift_L … Hyper_R
+      || (0xfe01...0xfe0f).contains(keysym)  // ISO_Lock … ISO_Last_Group_Lock
+      || keysym == 0xff7e  // Mode_switch
+      || keysym == 0xff7f  // Num_Lock
+      || keysym == 0xff14  // Scroll_Lock
+      || keysym == 0xfe11 || keysym == 0xfe12 || keysym == 0xfe13  // Level5 shift/latch/lock
+  }
+}
+
+extension KeystrokeDecoder {
+  /// Whether `code` is a modifier, lock or group key in the current state.
+  public func isModifier(_ code: UInt16) -> Bool { Self.isModifier(state.keysym(code)) }
+}

@@ -1,0 +1,72 @@
+/// The characters typed since the last reset, oldest first (DESIGN 3.1).
+///
+/// The text before the model's start is unknown. The model is a fixed ring of
+/// code points: appending, deleting and resetting never allocate.
+public struct TextModel: Sendable {
+  /// How many characters the model keeps; older ones fall off the front.
+  public static let capacity = 256
+
+  private var ring: [UInt32]
+  private var end = 0
+  public private(set) var count = 0
+  /// True when older characters fell off the front, so the start of the model
+  /// is certainly not the start of a field.
+  public private(set) var isTruncated = false
+
+  /// An empty model: nothing known.
+  public init() {
+    ring = [UInt32](repeating: 0, count: Self.capacity)
+  }
+
+  /// Whether nothing is known before the cursor.
+  public var isEmpty: Bool { count == 0 }
+
+  /// The character `offset` places before the cursor (0 is the last typed).
+  public subscript(fromEnd offset: Int) -> Unicode.Scalar {
+    precondition(offset >= 0 && offset < count)
+    let index = (end - 1 - offset + Self.capacity) % Self.capacity
+    return Unicode.Scalar(ring[index]) ?? "\u{FFFD}"
+  }
+
+  /// Adds a typed character.
+  public mutating func append(_ character: Unicode.Scalar) {
+    ring[end] = character.value
+    end = (end + 1) % Self.capacity
+    if count == Self.capacity { isTruncated = true } else { count += 1 }
+  }
+
+  /// Removes the character before the cursor, with the combining marks on it,
+  /// as BackSpace does. Returns false when the model had nothing to remove.
+  @discardableResult
+  public mutating func deleteBackward() -> Bool {
+    guard count > 0 else { return false }
+    var removedBase = false
+    while count > 0, !removedBase {
+      removedBase = !Self.isCombining(self[fromEnd: 0])
+      end = (end - 1 + Self.capacity) % Self.capacity
+      count -= 1
+    }
+    return true
+  }
+
+  /// Forgets everything: the text before the cursor is unknown from here on.
+  public mutating func reset() {
+    count = 0
+    isTruncated = false
+  }
+
+  /// The model's text, oldest first (for tests and diagnostics; allocates).
+  public var text: String {
+    var result = String.UnicodeScalarView()
+    for offset in stride(from: count - 1, through: 0, by: -1) { result.append(self[fromEnd: offset]) }
+    return String(result)
+  }
+
+  /// Whether a character is a combining mark, deleted with the character before it.
+  public static func isCombining(_ character: Unicode.Scalar) -> Bool {
+    switch character.properties.generalCategory {
+    case .nonspacingMark, .enclosingMark, .spacingMark: return true
+    default: return false
+    }
+  }
+}

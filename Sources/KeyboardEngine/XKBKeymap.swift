@@ -1,0 +1,211 @@
+import CEvdev
+
+/// The XKB names (RMLVO) that select a keymap, as in /etc/default/keyboard.
+public struct LayoutNames: Equatable, Sendable, CustomStringConvertible {
+  public var rules: String
+  public var model: String
+  public var layout: String
+  public var variant: String
+  public var options: String
+
+  /// Makes names; the defaults are those of a PC keyboard with the US layout.
+  public init(
+    rules: String = "evdev", model: String = "pc105", layout: String = "us",
+    variant: String = "", options: String = ""
+  ) {
+    self.rules = rules
+    self.model = model
+    self.layout = layout
+    self.variant = variant
+    self.options = options
+  }
+
+  /// Reads `layout` or `layout(variant)`, several joined by commas:
+  /// `us(dvorak)`, `us,ru`, `de(nodeadkeys),fr`. Returns nil for a malformed name.
+  public init?(parsing text: String, options: String = "") {
+    var layouts: [Substring] = []
+    var variants: [Substring] = []
+    for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+      if let open = part.firstIndex(of: "(") {
+        guard part.last == ")", open != part.startIndex else { return nil }
+        layouts.append(part[..<open])
+        variants.append(part[part.index(after: open)..<part.index(before: part.endIndex)])
+      } else {
+        layouts.append(part)
+        variants.append("")
+      }
+    }
+    let valid = layouts.allSatisfy { name in
+      !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+    }
+    guard valid else { return nil }
+    self.init(
+      layout: layouts.joined(separator: ","),
+      variant: variants.allSatisfy(\.isEmpty) ? "" : variants.joined(separator: ","),
+      options: options)
+  }
+
+  /// `layout(variant)` form, with options after a slash when there are any.
+  public var description: String {
+    let layouts = layout.split(separator: ",", omittingEmptySubsequences: false)
+    let variants = variant.split(separator: ",", omittingEmptySubsequences: false)
+    let named = layouts.enumerated().map { index, name in
+      index < variants.count && !variants[index].isEmpty ? "\(name)(\(variants[index]))" : String(name)
+    }.joined(separator: ",")
+    return options.isEmpty ? named : "\(named) [\(options)]"
+  }
+}
+
+/// Why a keymap could not be made.
+public struct LayoutError: Error, Equatable, CustomStringConvertible {
+  public var names: LayoutNames
+  public var description: String {
+    "xkb_keymap_new_from_names: no keymap for layout \(names) (is xkb-data installed?)"
+  }
+}
+
+/// An XKB keymap and its compose table: wraps `xkb_context`, `xkb_keymap`
+/// and `xkb_compose_table` from libxkbcommon. XKB key codes are evdev codes + 8.
+final class XKBKeymap {
+  let context: OpaquePointer
+  let keymap: OpaquePointer
+  let composeTable: OpaquePointer?
+
+  /// Compiles the keymap (`xkb_keymap_new_from_names`) and loads the compose
+  /// table of the en_US.UTF-8 locale (`xkb_compose_table_new_from_locale`), the
+  /// one every UTF-8 desktop locale shares for dead keys.
+  init(names: LayoutNames) throws(LayoutError) {
+    guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
+      throw LayoutError(names: names)
+    }
+    xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
+    let made = names.rules.withCString { rules in
+      names.model.withCString { model in
+        names.layout.withCString { layout in
+          names.variant.withCString { variant in
+            names.options.withCString { options in
+              var rmlvo = xkb_rule_names(
+                rules: rules, model: model, layout: layout, variant: variant, options: options)
+              return xkb_keymap_new_from_names(context, &rmlvo, XKB_KEYMAP_COMPILE_NO_FLAGS)
+            }
+          }
+        }
+      }
+    }
+    guard let keymap = made else {
+      xkb_context_unref(context)
+      throw LayoutError(names: names)
+    }
+    self.context = context
+    self.keymap = keymap
+    self.composeTable =
+      xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
+      ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
+  }
+
+  deinit {
+    if let composeTable { xkb_compose_table_unref(composeTable) }
+    xkb_keymap_unref(keymap)
+    xkb_context_unref(context)
+  }
+
+  /// Number of groups (XKB "layouts") in the keymap.
+  var groupCount: Int { Int(xkb_keymap_num_layouts(keymap)) }
+
+  /// The modifier mask of a named modifier (`xkb_keymap_mod_get_index`), 0 if absent.
+  func mask(ofModifier name: String) -> UInt32 {
+    let index = xkb_keymap_mod_get_index(keymap, name)
+    return index == XKB_MOD_INVALID ? 0 : 1 << index
+  }
+}
+
+/// The state of a keyboard as an application sees it: `xkb_state` (modifiers,
+/// groups, locks) plus `xkb_compose_state` (dead keys).
+final class XKBState {
+  let keymap: XKBKeymap
+  fileprivate let state: OpaquePointer
+  private let compose: OpaquePointer?
+
+  /// Makes a state with nothing pressed (`xkb_state_new`, `xkb_compose_state_new`).
+  init(keymap: XKBKeymap) {
+    self.keymap = keymap
+    guard let state = xkb_state_new(keymap.keymap) else {
+      preconditionFailure("xkb_state_new failed: out of memory")
+    }
+    self.state = state
+    self.compose = keymap.composeTable.flatMap { xkb_compose_state_new($0, XKB_COMPOSE_STATE_NO_FLAGS) }
+  }
+
+  deinit {
+    if let compose { xkb_compose_state_unref(compose) }
+    xkb_state_unref(state)
+  }
+
+  /// The keysym `code` produces now (`xkb_state_key_get_one_sym`).
+  func keysym(_ code: UInt16) -> xkb_keysym_t {
+    xkb_state_key_get_one_sym(state, xkb_keycode_t(code) + 8)
+  }
+
+  /// The character `code` produces now, or 0 (`xkb_state_key_get_utf32`).
+  func character(_ code: UInt16) -> UInt32 {
+    xkb_state_key_get_utf32(state, xkb_keycode_t(code) + 8)
+  }
+
+  /// Applies a press or release (`xkb_state_update_key`).
+  func update(_ code: UInt16, down: Bool) {
+    xkb_state_update_key(state, xkb_keycode_t(code) + 8, down ? XKB_KEY_DOWN : XKB_KEY_UP)
+  }
+
+  /// The modifiers in effect (`xkb_state_serialize_mods`).
+  var effectiveModifiers: UInt32 { xkb_state_serialize_mods(state, XKB_STATE_MODS_EFFECTIVE) }
+
+  /// The modifiers held down right now, without latches and locks.
+  var depressedModifiers: UInt32 { xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED) }
+
+  /// The group in effect (`xkb_state_serialize_layout`).
+  var effectiveGroup: Int { Int(xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE)) }
+
+  /// What feeding `keysym` to the compose state gives.
+  enum ComposeStep: Equatable {
+    /// Not part of a sequence: use the key's own character.
+    case passThrough
+    /// A dead key or the middle of a sequence: nothing typed yet.
+    case composing
+    /// The sequence finished and typed this character (0 if none).
+    case composed(UInt32)
+    /// The sequence was broken: nothing typed.
+    case cancelled
+  }
+
+  /// Feeds a pressed key's keysym to the compose state (`xkb_compose_state_feed`).
+  func compose(_ keysym: xkb_keysym_t) -> ComposeStep {
+    guard let compose, xkb_compose_state_feed(compose, keysym) == XKB_COMPOSE_FEED_ACCEPTED else {
+      return .passThrough
+    }
+    switch xkb_compose_state_get_status(compose) {
+    case XKB_COMPOSE_COMPOSING:
+      return .composing
+    case XKB_COMPOSE_COMPOSED:
+      let result = xkb_keysym_to_utf32(xkb_compose_state_get_one_sym(compose))
+      xkb_compose_state_reset(compose)
+      return .composed(result)
+    case XKB_COMPOSE_CANCELLED:
+      xkb_compose_state_reset(compose)
+      return .cancelled
+    default:
+      return .passThrough
+    }
+  }
+
+  /// Forgets a half-typed dead-key sequence (`xkb_compose_state_reset`).
+  func resetCompose() {
+    if let compose { xkb_compose_state_reset(compose) }
+  }
+}
+
+extension XKBState {
+  /// Locks `group` with no modifier set (`xkb_state_update_mask`).
+  func lockGroup(_ group: Int) {
+    xkb_state_update_mask(state, 0, 0, 0, 0, 0, xkb_layout_index_t(group))
+  }
+}

@@ -1,0 +1,130 @@
+import Yams
+
+/// Reads typed values out of a YAML tree, collecting every problem with its
+/// file, line and column instead of stopping at the first.
+struct YAMLReader {
+  let file: String
+  private(set) var problems: [ConfigProblem] = []
+
+  init(file: String) { self.file = file }
+
+  /// Parses YAML text into a tree; nil (with a problem) when it is not YAML.
+  mutating func compose(_ text: String) -> Node? {
+    do {
+      return try Yams.compose(yaml: text)
+    } catch let error as YamlError {
+      problems.append(Self.problem(from: error, file: file, text: text))
+    } catch {
+      problems.append(ConfigProblem(file: file, line: 1, column: 1, message: "not YAML: \(error)"))
+    }
+    return nil
+  }
+
+  /// Records a problem at `node` (or at the file's start when it has no place).
+  mutating func report(_ message: String, at node: Node?) {
+    let mark = node?.mark
+    problems.append(ConfigProblem(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
+  }
+
+  /// The entries of a mapping, checked against the keys allowed, with
+  /// duplicate and unknown keys reported. Nil when `node` is not a mapping.
+  mutating func entries(of node: Node, named name: String, allowed: [String]) -> [(key: String, value: Node)]? {
+    guard case .mapping(let mapping) = node else {
+      report("\(name) must be a mapping of keys to values", at: node)
+      return nil
+    }
+    var seen: Set<String> = []
+    var result: [(key: String, value: Node)] = []
+    for (keyNode, value) in mapping {
+      guard case .scalar(let scalar) = keyNode else {
+        report("\(name): a key must be a plain name", at: keyNode)
+        continue
+      }
+      let key = scalar.string
+      guard allowed.contains(key) else {
+        report("\(name): unknown key '\(key)' (known: \(allowed.joined(separator: ", ")))", at: keyNode)
+        continue
+      }
+      guard seen.insert(key).inserted else {
+        report("\(name): key '\(key)' appears twice", at: keyNode)
+        continue
+      }
+      result.append((key, value))
+    }
+    return result
+  }
+
+  /// A boolean (`true`/`false`).
+  mutating func bool(_ node: Node, key: String) -> Bool? {
+    if case .scalar(let scalar) = node, scalar.style == .plain {
+      switch scalar.string {
+      case "true", "True", "TRUE": return true
+      case "false", "False", "FALSE": return false
+      default: break
+      }
+    }
+    report("\(key) must be true or false", at: node)
+    return nil
+  }
+
+  /// A whole number within `range`.
+  mutating func integer(_ node: Node, key: String, in range: ClosedRange<Int64>) -> Int64? {
+    if case .scalar(let scalar) = node, scalar.style == .plain, let value = Int64(scalar.string) {
+      guard range.contains(value) else {
+        report("\(key) must be between \(range.lowerBound) and \(range.upperBound), not \(value)", at: node)
+        return nil
+      }
+      return value
+    }
+    report("\(key) must be a whole number", at: node)
+    return nil
+  }
+
+  /// A string: any scalar (so `layout: de` and `layout: "de"` both read).
+  mutating func string(_ node: Node, key: String) -> String? {
+    if case .scalar(let scalar) = node {
+      let isNull = scalar.style == .plain && (scalar.string == "~" || scalar.string == "null")
+      return isNull ? "" : scalar.string
+    }
+    report("\(key) must be a string", at: node)
+    return nil
+  }
+
+  /// A list; a single value stands for a list of one.
+  mutating func list(_ node: Node, key: String) -> [Node]? {
+    switch node {
+    case .sequence(let sequence): return Array(sequence)
+    case .scalar: return [node]
+    default:
+      report("\(key) must be a list", at: node)
+      return nil
+    }
+  }
+
+  static func problem(from error: YamlError, file: String, text: String) -> ConfigProblem {
+    switch error {
+    case .duplicatedKeysInMapping(let duplicates, let context):
+      let key = duplicates.sorted().first ?? ""
+      let line = secondLine(of: key, inMappingAt: context.mark, text: text) ?? context.mark.line
+      return ConfigProblem(
+        file: file, line: line, column: context.mark.column, message: "key '\(key)' appears twice")
+    case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+      .composer(_, let problem, let mark, _):
+      return ConfigProblem(file: file, line: mark.line, column: mark.column, message: "YAML: \(problem)")
+    default:
+      return ConfigProblem(file: file, line: 1, column: 1, message: "YAML: \(error)")
+    }
+  }
+
+  /// The line of the second `key:` at the mapping's indentation, from its start.
+  private static func secondLine(of key: String, inMappingAt mark: Mark, text: String) -> Int? {
+    let indent = String(repeating: " ", count: mark.column - 1)
+    var seen = 0
+    for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+    where index + 1 >= mark.line && line.hasPrefix(indent + key + ":") {
+      seen += 1
+      if seen == 2 { return index + 1 }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,162 @@
+import KeyboardEngine
+
+/// One line of a typing script for `vkbd simulate`.
+enum ScriptStep: Equatable {
+  /// Type each character as a person would on the active layout.
+  case type(String)
+  /// Press the keys in order, release them in reverse.
+  case tap([UInt16])
+  case press(UInt16)
+  case release(UInt16)
+  /// Let time pass, in milliseconds.
+  case wait(Int64)
+  /// Press, let the kernel auto-repeat for the milliseconds given, release.
+  case hold(UInt16, Int64)
+  /// A mouse button press and release.
+  case click
+}
+
+/// A script line that could not be read.
+struct ScriptError: Error, Equatable, CustomStringConvertible {
+  var line: Int
+  var message: String
+  var description: String { "script line \(line): \(message)" }
+}
+
+/// The typing script language of `vkbd simulate`.
+enum Script {
+  /// The longest `wait` or `hold` a script may ask for: one hour.
+  static let longestWait: Int64 = 3_600_000
+
+  /// Reads a whole script; blank lines and `#` comments are skipped.
+  static func parse(_ source: String) throws(ScriptError) -> [(line: Int, step: ScriptStep)] {
+    var steps: [(line: Int, step: ScriptStep)] = []
+    for (index, rawLine) in source.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      var line = Substring(rawLine)
+      if line.last == "\r" { line = line.dropLast() }
+      if let step = try parseLine(line, number: index + 1) { steps.append((index + 1, step)) }
+    }
+    return steps
+  }
+
+  /// Reads one line; nil for a blank line or a comment.
+  static func parseLine(_ line: Substring, number: Int) throws(ScriptError) -> ScriptStep? {
+    let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
+    if trimmed.isEmpty || trimmed.first == "#" { return nil }
+    let command = trimmed.prefix(while: { $0 != " " && $0 != "\t" })
+    var argument = trimmed.dropFirst(command.count)
+    if argument.first == " " || argument.first == "\t" { argument = argument.dropFirst() }
+    func fail(_ message: String) -> ScriptError { ScriptError(line: number, message: message) }
+    func words() -> [Substring] { argument.split(whereSeparator: { $0 == " " || $0 == "\t" }) }
+    func key(_ name: Substring) throws(ScriptError) -> UInt16 {
+      guard let code = KeyNames.code(of: name) else { throw fail("unknown key name '\(name)'") }
+      return code
+    }
+    func milliseconds(_ text: Substring) throws(ScriptError) -> Int64 {
+      guard let value = Int64(text), value >= 0, value <= longestWait else {
+        throw fail("'\(text)' is not a time in milliseconds (0 to \(longestWait))")
+      }
+      return value
+    }
+    func oneKey() throws(ScriptError) -> UInt16 {
+      let names = words()
+      guard names.count == 1 else { throw fail("\(command) takes one key name") }
+      return try key(names[0])
+    }
+
+    switch command.lowercased() {
+    case "type":
+      if argument.first == "\"" {
+        do {
+          return .type(try JSONString.parse(argument))
+        } catch {
+          throw fail("bad string literal: \(error.message)")
+        }
+      }
+      return .type(String(argument))
+    case "tap":
+      let names = words()
+      guard names.count == 1 else { throw fail("tap takes one chord, like leftctrl+v") }
+      var codes: [UInt16] = []
+      for name in names[0].split(separator: "+", omittingEmptySubsequences: false) {
+        codes.append(try key(name))
+      }
+      return .tap(codes)
+    case "press": return .press(try oneKey())
+    case "release": return .release(try oneKey())
+    case "wait":
+      let values = words()
+      guard values.count == 1 else { throw fail("wait takes a time in milliseconds") }
+      return .wait(try milliseconds(values[0]))
+    case "hold":
+      let values = words()
+      guard values.count == 2 else { throw fail("hold takes a key name and a time in milliseconds") }
+      return .hold(try key(values[0]), try milliseconds(values[1]))
+    case "click":
+      guard argument.allSatisfy({ $0 == " " || $0 == "\t" }) else { throw fail("click takes nothing") }
+      return .click
+    default:
+      throw fail("unknown command '\(command)' (type, tap, press, release, wait, hold, click)")
+    }
+  }
+}
+
+/// A JSON string literal (RFC 8259), read without Foundation.
+enum JSONString {
+  struct Failure: Error { var message: String }
+
+  /// Reads a literal that fills `text` exactly, quotes included.
+  static func parse(_ text: Substring) throws(Failure) -> String {
+    var scalars = text.unicodeScalars[...]
+    guard scalars.popFirst() == "\"" else { throw Failure(message: "expected '\"'") }
+    var result = String.UnicodeScalarView()
+    while let scalar = scalars.popFirst() {
+      switch scalar {
+      case "\"":
+        guard scalars.allSatisfy({ $0 == " " || $0 == "\t" }) else {
+          throw Failure(message: "text after the closing quote")
+        }
+        return String(result)
+      case "\\":
+        guard let escape = scalars.popFirst() else { break }
+        switch escape {
+        case "\"", "\\", "/": result.append(escape)
+        case "b": result.append("\u{8}")
+        case "f": result.append("\u{C}")
+        case "n": result.append("\n")
+        case "r": result.append("\r")
+        case "t": result.append("\t")
+        case "u":
+          var value = try hex4(&scalars)
+          if (0xD800..<0xDC00).contains(value) {
+            guard scalars.popFirst() == "\\", scalars.popFirst() == "u" else {
+              throw Failure(message: "unpaired surrogate")
+            }
+            let low = try hex4(&scalars)
+            guard (0xDC00..<0xE000).contains(low) else { throw Failure(message: "unpaired surrogate") }
+            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
+          }
+          guard let character = Unicode.Scalar(value) else { throw Failure(message: "unpaired surrogate") }
+          result.append(character)
+        default:
+          throw Failure(message: "unknown escape '\\\(escape)'")
+        }
+      default:
+        guard scalar.value >= 0x20 else { throw Failure(message: "control character in string") }
+        result.append(scalar)
+      }
+    }
+    throw Failure(message: "missing closing quote")
+  }
+
+  private static func hex4(_ scalars: inout Substring.UnicodeScalarView.SubSequence) throws(Failure) -> UInt32 {
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard let digit = scalars.popFirst(), let nibble = UInt32(String(digit), radix: 16) else {
+        throw Failure(message: "\\u needs four hex digits")
+      }
+      value = value << 4 | nibble
+    }
+    return value
+  }
+}

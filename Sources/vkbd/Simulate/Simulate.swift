@@ -1,0 +1,135 @@
+import ArgumentParser
+import KeyboardEngine
+
+extension VKBD {
+  /// `vkbd simulate`: the engine on a virtual clock, fed by a typing script.
+  struct Simulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Run the engine on a typing script and print what an application would show.",
+      discussion: """
+        Runs the keyboard engine exactly as the daemon does, on a virtual clock, with no \
+        devices and no root. The script comes from standard input (or --script). The \
+        output is the text a text field would show after receiving the virtual keyboard's \
+        events, decoded through the same keymap, printed exactly, with no newline added.
+
+        SCRIPT LANGUAGE (one command a line; # starts a comment)
+          type TEXT       type each character as a person would on the layout (Shift,
+                          AltGr, dead keys, group switches), 60 ms from one key-down to
+                          the next. TEXT is the rest of the line, or a JSON string
+                          literal when it starts with " (so "hi  " keeps its spaces
+                          and \\n types Enter).
+          tap CHORD       press keys in order, release them in reverse: tap backspace,
+                          tap leftctrl+v (evdev key names without KEY_, any case)
+          press KEY       press a key
+          release KEY     release a key
+          wait MS         let MS milliseconds pass
+          hold KEY MS     press, let the kernel auto-repeat for MS milliseconds
+                          (first repeat after 250 ms, then every 33 ms), release
+          click           a mouse button press and release
+
+        The simulated desktop repeats a held key itself (250 ms, then every 33 ms).
+
+        CONFIG KEYS (--config FILE, YAML; defaults shown)
+          autocapitalize: true             capitalize the first letter of a sentence
+          autocapitalize_after_reset: false  treat the start after a reset as a field start
+          double_space_period: true        two spaces after a word type ". "
+          double_space_timeout_ms: 1100    the second space's window, key-down to key-down
+          backspace:
+            accelerate: true               vkbd repeats Backspace, speeding up to words
+            repeat_delay_ms: 400           first repeat after the press
+            repeat_interval_ms: 50         then one character every interval
+            words_after: 20                repeated characters before whole words
+            word_interval_ms: 250          then one word every interval
+          layout:                          XKB names; default /etc/default/keyboard, else us
+            layout: us
+            variant: ""
+            options: ""
+
+        EXIT STATUS
+          0 success, 64 bad arguments, 65 a bad script line, 78 a bad config file.
+        """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Read the script from FILE instead of standard input.", valueName: "file"))
+    var script: String?
+
+    @Option(name: .long, help: ArgumentHelp("Use the config FILE instead of the embedded default.", valueName: "file"))
+    var config: String?
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("Use the XKB layout L, as layout or layout(variant), instead of the config's.", valueName: "L")
+    )
+    var layout: String?
+
+    @Flag(name: .long, help: "Print the emitted events, one per line (KEY_A 1), instead of the text.")
+    var events = false
+
+    func validate() throws {
+      if let layout, LayoutNames(parsing: layout) == nil {
+        throw ValidationError("'\(layout)' is not a layout name like de or us(dvorak)")
+      }
+    }
+
+    func run() throws {
+      var configuration = Configuration()
+      if let config {
+        do {
+          configuration = try ConfigLoader.load(path: config)
+        } catch {
+          for problem in error.problems { printError(problem.description) }
+          throw SysExit.config
+        }
+      }
+      if let layout, let names = LayoutNames(parsing: layout) {
+        var merged = names
+        merged.options = configuration.layout?.options ?? ""
+        configuration.layout = merged
+      }
+      let layout: Layout
+      do {
+        layout = try Layout(names: configuration.resolvedLayout)
+      } catch {
+        printError(error.description)
+        throw SysExit.config
+      }
+      let source: String
+      do {
+        source = try readFile(script ?? "/dev/stdin")
+      } catch {
+        printError(error.description)
+        throw SysExit.dataError
+      }
+      let result: SimulationResult
+      do {
+        result = try SimulationResult(script: source, layout: layout, configuration: configuration.engine)
+      } catch {
+        printError(error.description)
+        throw SysExit.dataError
+      }
+      if events {
+        for (_, key) in result.transcript { print("\(KeyNames.name(of: key.code)) \(key.value.rawValue)") }
+      } else {
+        print(result.text, terminator: "")
+      }
+    }
+  }
+}
+
+/// A script run through the engine and a simulated text field.
+struct SimulationResult {
+  var transcript: [(time: Instant, key: OutputKey)]
+  var text: String
+
+  /// Runs `script` on a fresh engine; throws the first bad line.
+  init(script: String, layout: Layout, configuration: EngineConfiguration) throws(ScriptError) {
+    var simulator = Simulator(engine: Engine(layout: layout, configuration: configuration))
+    try simulator.run(Script.parse(script))
+    simulator.finish()
+    var field = TextField(layout: layout)
+    for (time, key) in simulator.transcript { field.receive(key, at: time) }
+    field.repeatHeldKey(until: simulator.clock)
+    transcript = simulator.transcript
+    text = field.text
+  }
+}

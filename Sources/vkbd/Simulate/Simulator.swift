@@ -1,0 +1,130 @@
+import KeyboardEngine
+
+/// Runs the engine exactly as the daemon does, on a virtual clock, fed by a
+/// typing script instead of devices.
+struct Simulator {
+  /// Time from one key-down to the next when a script types.
+  static let keyInterval: Int64 = 60
+  /// Time a typed key stays down.
+  static let keyDownTime: Int64 = 30
+  /// The kernel's auto-repeat of a held key: first repeat, then the interval.
+  static let kernelRepeatDelay: Int64 = 250
+  static let kernelRepeatInterval: Int64 = 33
+  /// How long `finish` lets timers run after the script before it gives up.
+  static let settleLimit: Int64 = 600_000
+
+  let engine: Engine
+  var layout: Layout { engine.layout }
+  /// Every event the engine emitted, with the virtual time it went out.
+  private(set) var transcript: [(time: Instant, key: OutputKey)] = []
+  /// The script's clock.
+  private(set) var clock = Instant.milliseconds(0)
+  /// The group the simulated typist has switched the keyboard to.
+  private var group = 0
+  private var output = KeyOutput()
+
+  init(engine: Engine) { self.engine = engine }
+
+  /// Runs every step of a script.
+  mutating func run(_ steps: [(line: Int, step: ScriptStep)]) throws(ScriptError) {
+    for (line, step) in steps { try run(step, line: line) }
+  }
+
+  /// Runs one step of a script.
+  mutating func run(_ step: ScriptStep, line: Int) throws(ScriptError) {
+    switch step {
+    case .type(let text):
+      for character in text.unicodeScalars {
+        for stroke in try strokes(for: character, line: line) { tap(stroke) }
+      }
+    case .tap(let keys):
+      for key in keys { send(key, .down, at: clock) }
+      for key in keys.reversed() { send(key, .up, at: clock.adding(milliseconds: Self.keyDownTime)) }
+      clock = clock.adding(milliseconds: Self.keyInterval)
+    case .press(let key):
+      send(key, .down, at: clock)
+      clock = clock.adding(milliseconds: Self.keyInterval)
+    case .release(let key):
+      send(key, .up, at: clock)
+      clock = clock.adding(milliseconds: Self.keyInterval)
+    case .wait(let milliseconds):
+      clock = clock.adding(milliseconds: milliseconds)
+    case .hold(let key, let milliseconds):
+      let start = clock
+      send(key, .down, at: start)
+      var repeatAt = Self.kernelRepeatDelay
+      while repeatAt < milliseconds {
+        send(key, .repeat, at: start.adding(milliseconds: repeatAt))
+        repeatAt += Self.kernelRepeatInterval
+      }
+      send(key, .up, at: start.adding(milliseconds: milliseconds))
+      clock = start.adding(milliseconds: milliseconds + Self.keyInterval)
+    case .click:
+      runTimers(until: clock)
+      engine.resetText()
+      clock = clock.adding(milliseconds: Self.keyInterval)
+    }
+  }
+
+  /// Lets the engine's timers run out after the script (a held repeat stops
+  /// at release, so this ends), at most ``settleLimit`` past the clock.
+  mutating func finish() {
+    runTimers(until: clock.adding(milliseconds: Self.settleLimit))
+    if let last = transcript.last?.time, last > clock { clock = last }
+  }
+
+  /// The strokes a person types for `character`, with the group switches
+  /// that reach the stroke's group.
+  private mutating func strokes(for character: Unicode.Scalar, line: Int) throws(ScriptError) -> [Stroke] {
+    switch character {
+    case "\n": return [Stroke(key: KeyCode.enter, group: group)]
+    case "\t": return [Stroke(key: KeyCode.tab, group: group)]
+    default: break
+    }
+    guard let typing = layout.typing(of: character) else {
+      let hex = String(character.value, radix: 16, uppercase: true)
+      throw ScriptError(
+        line: line,
+        message:
+          "layout \(layout.names) has no key for U+\(hex.count < 4 ? String(repeating: "0", count: 4 - hex.count) + hex : hex)"
+      )
+    }
+    return typing.strokes
+  }
+
+  /// Types one stroke, switching group first when it needs another.
+  private mutating func tap(_ stroke: Stroke) {
+    if stroke.group != group, let chord = layout.nextGroupChord {
+      while group != stroke.group {
+        run(chordOf: chord)
+        group = (group + 1) % layout.groupCount
+      }
+    }
+    run(chordOf: Array(stroke.modifiers) + [stroke.key])
+  }
+
+  private mutating func run(chordOf keys: [UInt16]) {
+    for key in keys { send(key, .down, at: clock) }
+    for key in keys.reversed() { send(key, .up, at: clock.adding(milliseconds: Self.keyDownTime)) }
+    clock = clock.adding(milliseconds: Self.keyInterval)
+  }
+
+  /// Hands one event to the engine at `time`, after the timers due before it.
+  private mutating func send(_ code: UInt16, _ value: KeyValue, at time: Instant) {
+    runTimers(until: time)
+    engine.handle(KeyEvent(code: code, value: value, time: time), into: &output)
+    record(at: time)
+  }
+
+  private mutating func runTimers(until time: Instant) {
+    while let deadline = engine.nextDeadline, deadline <= time {
+      engine.advance(to: deadline, into: &output)
+      record(at: deadline)
+    }
+  }
+
+  private mutating func record(at time: Instant) {
+    for key in output.events { transcript.append((time, key)) }
+    output.removeAll()
+  }
+}

@@ -1,0 +1,47 @@
+import ArgumentParser
+import Glibc
+
+/// The `vkbd` command: the daemon and the tools around it.
+@main
+struct VKBD: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "vkbd",
+    abstract: "A keyboard daemon: layout-true snippets and phone-keyboard typing aids below the display server.",
+    version: "0.1.0",
+    subcommands: [Simulate.self]
+  )
+}
+
+/// The exit codes vkbd uses, from sysexits.h.
+enum SysExit {
+  /// EX_USAGE: the command line was wrong.
+  static let usage = ExitCode(64)
+  /// EX_DATAERR: the input data (a script) was wrong.
+  static let dataError = ExitCode(65)
+  /// EX_UNAVAILABLE: a service (uinput, the daemon) is not there.
+  static let unavailable = ExitCode(69)
+  /// EX_NOPERM: permission denied.
+  static let noPermission = ExitCode(77)
+  /// EX_CONFIG: the configuration is wrong.
+  static let config = ExitCode(78)
+}
+
+/// Writes one line to standard error.
+func printError(_ message: String) {
+  var standardError = StandardError()
+  print("vkbd: \(message)", to: &standardError)
+}
+
+/// Standard error as a `TextOutputStream`.
+struct StandardError: TextOutputStream {
+  mutating func write(_ string: String) {
+    var bytes = Array(string.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+      if written < 0 && errno == EINTR { continue }
+      if written <= 0 { return }
+      offset += written
+    }
+  }
+}

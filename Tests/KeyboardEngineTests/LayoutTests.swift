@@ -1,0 +1,113 @@
+import CEvdev
+import Testing
+
+@testable import KeyboardEngine
+
+@Suite struct LayoutTests {
+  /// Replays a typing on a fresh decoder, switching group as a typist would,
+  /// and returns the edits the strokes made.
+  func edits(typing: Typing, on layout: Layout) -> [TextEdit] {
+    let decoder = KeystrokeDecoder(layout: layout)
+    var edits: [TextEdit] = []
+    for stroke in typing.strokes {
+      while decoder.group != stroke.group, let chord = layout.nextGroupChord {
+        for key in chord { _ = decoder.feed(code: key, value: .down) }
+        for key in chord.reversed() { _ = decoder.feed(code: key, value: .up) }
+      }
+      for modifier in stroke.modifiers { _ = decoder.feed(code: modifier, value: .down) }
+      edits.append(decoder.feed(code: stroke.key, value: .down))
+      _ = decoder.feed(code: stroke.key, value: .up)
+      for modifier in stroke.modifiers.reversed() { _ = decoder.feed(code: modifier, value: .up) }
+    }
+    return edits.filter { $0 != .none }
+  }
+
+  @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru"])
+  func everyTypeableCharacterRoundTrips(layoutName: String) {
+    let layout = Layouts.named(layoutName)
+    let characters = layout.typeableCharacters
+    #expect(characters.count > 90, "\(layoutName) types only \(characters.count) characters")
+    for character in characters {
+      let typing = layout.typing(of: character)!
+      #expect(edits(typing: typing, on: layout) == [.insert(character)], "\(layoutName): \(character)")
+    }
+  }
+
+  @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru"])
+  func noStrokeUsesALockKeyOrAShortcutModifier(layoutName: String) {
+    let layout = Layouts.named(layoutName)
+    let forbidden: Set<UInt16> = [
+      KeyCode.capsLock, KeyCode.numLock, KeyCode.leftCtrl, KeyCode.rightCtrl, KeyCode.leftMeta,
+      KeyCode.rightMeta, KeyCode.leftAlt,
+    ]
+    for character in layout.typeableCharacters {
+      for stroke in layout.typing(of: character)!.strokes {
+        #expect(!stroke.modifiers.contains(where: forbidden.contains), "\(layoutName): \(character)")
+        #expect(!forbidden.contains(stroke.key), "\(layoutName): \(character)")
+      }
+    }
+  }
+
+  @Test(arguments: [("de", "S"), ("fr", "S"), ("ch(fr)", "S"), ("de", "É"), ("ch(fr)", "É")])
+  func capitalsAreTypedWithShiftOrADeadKeyNeverCapsLock(layoutName: String, character: Unicode.Scalar) throws {
+    let layout = Layouts.named(layoutName)
+    let typing = try #require(layout.typing(of: character))
+    #expect(edits(typing: typing, on: layout) == [.insert(character)])
+  }
+
+  @Test func lettersLandOnTheirLayoutsKeys() throws {
+    // AZERTY's a is on the QWERTY q key; Dvorak's s is on the QWERTY semicolon key; German z is on y.
+    #expect(Layouts.fr.typing(of: "a")?.stroke.key == UInt16(KEY_Q))
+    #expect(Layouts.dvorak.typing(of: "s")?.stroke.key == UInt16(KEY_SEMICOLON))
+    #expect(Layouts.de.typing(of: "z")?.stroke.key == UInt16(KEY_Y))
+    #expect(
+      Layouts.de.typing(of: "@")?.stroke == Stroke(key: UInt16(KEY_Q), modifiers: ModifierKeys([KeyCode.rightAlt])))
+  }
+
+  @Test func aCharacterOnlyADeadKeyReachesIsTypedAsTheSequence() throws {
+    let typing = try #require(Layouts.de.typing(of: "ê"))
+    #expect(typing.deadKey?.key == UInt16(KEY_GRAVE))  // de: dead_circumflex left of 1
+    #expect(typing.stroke.key == UInt16(KEY_E))
+    #expect(edits(typing: typing, on: Layouts.de) == [.insert("ê")])
+  }
+
+  @Test func aDeadKeyThenALetterComposes() {
+    let decoder = KeystrokeDecoder(layout: Layouts.de)
+    #expect(decoder.feed(code: UInt16(KEY_GRAVE), value: .down) == .none)
+    _ = decoder.feed(code: UInt16(KEY_GRAVE), value: .up)
+    #expect(decoder.feed(code: UInt16(KEY_E), value: .down) == .insert("ê"))
+  }
+
+  @Test func secondGroupCharactersNeedTheGroupSwitch() throws {
+    let typing = try #require(Layouts.usRu.typing(of: "ж"))
+    #expect(typing.stroke.group == 1)
+    #expect(Layouts.usRu.nextGroupChord == [KeyCode.leftShift, KeyCode.leftAlt])
+    #expect(Layouts.usRu.typing(of: "a")?.stroke.group == 0)
+  }
+
+  @Test func withoutAGroupSwitchOnlyTheFirstGroupIsTypeable() throws {
+    let layout = try Layout(names: LayoutNames(layout: "us,ru"))
+    #expect(layout.nextGroupChord == nil)
+    #expect(layout.typing(of: "ж") == nil)
+    #expect(layout.typing(of: "a") != nil)
+  }
+
+  @Test func anUnknownLayoutIsAnError() {
+    #expect(throws: LayoutError.self) { try Layout(names: LayoutNames(layout: "no-such-layout")) }
+  }
+
+  @Test(arguments: [
+    ("de", LayoutNames(layout: "de")),
+    ("us(dvorak)", LayoutNames(layout: "us", variant: "dvorak")),
+    ("us,ru", LayoutNames(layout: "us,ru")),
+    ("de(nodeadkeys),fr", LayoutNames(layout: "de,fr", variant: "nodeadkeys,")),
+  ])
+  func layoutNamesParse(text: String, names: LayoutNames) {
+    #expect(LayoutNames(parsing: text) == names)
+  }
+
+  @Test(arguments: ["", "(dvorak)", "us(dvorak", "us;rm -rf", "us,,"])
+  func malformedLayoutNamesAreRejected(text: String) {
+    #expect(LayoutNames(parsing: text) == nil)
+  }
+}
