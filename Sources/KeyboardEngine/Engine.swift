@@ -6,7 +6,10 @@
 /// change is emitted on the same call, in order (touch-down emission).
 public final class Engine {
   public let layout: Layout
-  public var configuration: EngineConfiguration
+  /// What the engine does; changing it cancels every pending aid.
+  public var configuration: EngineConfiguration {
+    didSet { cancelAids() }
+  }
   /// The text typed since the last reset, as the application has it.
   public private(set) var text = TextModel()
 
@@ -16,6 +19,22 @@ public final class Engine {
   private var physicalHolds: [UInt8]
   /// Which keys are down on the virtual keyboard.
   private var outputDown: [Bool]
+  /// Physical keys whose press the engine replaced: their release is dropped.
+  private var swallowRelease: [Bool]
+  /// For a physical key held as another output key (an auto-capital on
+  /// another key), that key; 0 when the key stands for itself.
+  private var standIn: [UInt16]
+  /// Modifiers the engine pressed for an auto-capital, and the key they serve.
+  private var syntheticModifiers = ModifierKeys()
+  private var syntheticOwner: UInt16 = 0
+  /// Modifiers the user holds that the engine lifted while it types.
+  private var liftedModifiers = ModifierKeys()
+
+  private var autoCapitalization = AutoCapitalization()
+  private var autoPeriod = AutoPeriod()
+  private var backspaceRepeat = BackspaceRepeat()
+  /// The physical key whose press started the Backspace repeat.
+  private var backspaceKey: UInt16 = 0
 
   /// Makes an engine with nothing held.
   public init(layout: Layout, configuration: EngineConfiguration = EngineConfiguration()) {
@@ -24,43 +43,64 @@ public final class Engine {
     decoder = KeystrokeDecoder(layout: layout)
     physicalHolds = [UInt8](repeating: 0, count: KeyCode.count)
     outputDown = [Bool](repeating: false, count: KeyCode.count)
+    swallowRelease = [Bool](repeating: false, count: KeyCode.count)
+    standIn = [UInt16](repeating: 0, count: KeyCode.count)
   }
 
   /// The earliest time at which ``advance(to:into:)`` has work to do.
-  public var nextDeadline: Instant? { nil }
+  public var nextDeadline: Instant? { backspaceRepeat.deadline }
 
   /// Handles one physical key event, appending what to emit to `output`.
   public func handle(_ event: KeyEvent, into output: inout KeyOutput) {
     let code = event.code
-    guard Int(code) < KeyCode.count else { return }
+    let index = Int(code)
+    guard index < KeyCode.count else { return }
     switch event.value {
     case .down:
-      physicalHolds[Int(code)] &+= 1
-      emit(code, .down, into: &output)
+      physicalHolds[index] &+= 1
+      guard physicalHolds[index] == 1 else { return }  // already held on another device
+      releaseSyntheticModifiers(into: &output)
+      keyDown(code, at: event.time, into: &output)
     case .up:
-      guard physicalHolds[Int(code)] > 0 else { return }
-      physicalHolds[Int(code)] -= 1
-      if physicalHolds[Int(code)] == 0 { emit(code, .up, into: &output) }
+      guard physicalHolds[index] > 0 else { return }
+      physicalHolds[index] -= 1
+      guard physicalHolds[index] == 0 else { return }
+      keyUp(code, into: &output)
     case .repeat:
-      // The desktop repeats held keys itself, at its own rate: how many
-      // characters it typed is unknown, so the model forgets (DESIGN 1.4).
-      if !decoder.isModifier(code) { text.reset() }
+      // The engine repeats the keys it took over; the desktop repeats the
+      // others at its own rate, so how many characters it typed is unknown.
+      if !swallowRelease[index] && !decoder.isModifier(code) { resetText() }
     }
   }
 
-  /// Runs the timers due at `now`.
-  public func advance(to now: Instant, into output: inout KeyOutput) {}
+  /// Runs the timers due at `now`: the Backspace repeat.
+  public func advance(to now: Instant, into output: inout KeyOutput) {
+    while let due = backspaceRepeat.deadline, due <= now {
+      var taps = backspaceRepeat.tick(text: text, configuration: configuration.backspace)
+      while taps > 0 {
+        tap(backspaceKey, into: &output)
+        taps -= 1
+      }
+    }
+  }
 
-  /// Forgets the text before the cursor: a click, a device change.
+  /// Forgets the text before the cursor (a click, a device change) and
+  /// cancels every pending aid.
   public func resetText() {
     text.reset()
+    cancelAids()
   }
 
   /// Releases every key held on the virtual keyboard and forgets the
   /// physical holds (stuck-key recovery, shutdown, panic).
   public func releaseAll(into output: inout KeyOutput) {
+    cancelAids()
+    syntheticModifiers = ModifierKeys()
+    liftedModifiers = ModifierKeys()
     for code in 0..<KeyCode.count {
       physicalHolds[code] = 0
+      swallowRelease[code] = false
+      standIn[code] = 0
       if outputDown[code] { emit(UInt16(code), .up, into: &output) }
     }
   }
@@ -71,6 +111,183 @@ public final class Engine {
   /// The keys down on the virtual keyboard.
   public var heldOutputKeys: [UInt16] {
     (0..<KeyCode.count).filter { outputDown[$0] }.map(UInt16.init)
+  }
+
+  // MARK: - Keys
+
+  private func keyDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
+    if backspaceRepeat.deadline != nil { backspaceRepeat.stop() }  // 3.4 rule 4
+    if decoder.hasShortcutModifiers {
+      autoPeriod.otherKey()
+      emit(code, .down, into: &output)
+      return
+    }
+    if decoder.isBackspace(code) {
+      backspaceDown(code, at: time, into: &output)
+      return
+    }
+    let character = decoder.predictedCharacter(code)
+    if character == 0x20 && configuration.doubleSpacePeriod {
+      spaceDown(code, at: time, into: &output)
+      return
+    }
+    if !decoder.isModifier(code) { autoPeriod.otherKey() }  // 3.3 rule 2
+    if configuration.autocapitalize, capitalize(code, character: character, into: &output) { return }
+    emit(code, .down, into: &output)
+  }
+
+  private func keyUp(_ code: UInt16, into output: inout KeyOutput) {
+    let index = Int(code)
+    if swallowRelease[index] {
+      swallowRelease[index] = false
+      if code == backspaceKey { backspaceRepeat.stop() }
+      return
+    }
+    let outputCode = standIn[index] == 0 ? code : standIn[index]
+    standIn[index] = 0
+    emit(outputCode, .up, into: &output)
+    if code == syntheticOwner { releaseSyntheticModifiers(into: &output) }
+  }
+
+  /// Backspace: the undo of a double-space period, and the daemon's own repeat.
+  private func backspaceDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
+    let accelerate = configuration.backspace.accelerate
+    if autoPeriod.justConverted && configuration.doubleSpacePeriod {
+      // 3.3 rule 5: ". " becomes " ".
+      liftUserModifiers(into: &output)
+      tap(code, into: &output)
+      tap(code, into: &output)
+      tap(KeyCode.space, into: &output)
+      restoreUserModifiers(into: &output)
+      autoPeriod.undone()
+    } else {
+      autoPeriod.otherKey()
+      guard accelerate else {
+        emit(code, .down, into: &output)
+        return
+      }
+      tap(code, into: &output)  // touch-down: one tap at once (3.4)
+    }
+    swallowRelease[Int(code)] = true
+    if accelerate {
+      backspaceKey = code
+      backspaceRepeat.start(at: time, configuration: configuration.backspace)
+    }
+  }
+
+  /// Space: a second Space in the window types ". " instead (3.3 rule 3).
+  private func spaceDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
+    guard
+      autoPeriod.shouldConvert(
+        at: time, text: text, timeoutMilliseconds: configuration.doubleSpaceTimeoutMilliseconds),
+      let period = layout.typing(of: "."), period.stroke.group == decoder.group
+    else {
+      emit(code, .down, into: &output)
+      autoPeriod.spaceTyped(at: time)
+      return
+    }
+    liftUserModifiers(into: &output)
+    tap(KeyCode.backspace, into: &output)
+    type(period, into: &output)
+    tap(code, into: &output)
+    restoreUserModifiers(into: &output)
+    swallowRelease[Int(code)] = true
+    autoPeriod.converted()
+  }
+
+  /// Types the capital of a lowercase letter when caps is due (3.2).
+  private func capitalize(_ code: UInt16, character: UInt32, into output: inout KeyOutput) -> Bool {
+    guard let letter = Unicode.Scalar(character), !decoder.hasModifiers,
+      let capital = layout.capitalStroke(of: letter), capital.group == decoder.group,
+      AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset)
+    else { return false }
+    if autoCapitalization.isUndone(letter) { return false }
+    var index = 0
+    while index < capital.modifiers.count {
+      emit(capital.modifiers[index], .down, into: &output)
+      index += 1
+    }
+    syntheticModifiers = capital.modifiers
+    syntheticOwner = code
+    emit(capital.key, .down, into: &output)
+    standIn[Int(code)] = capital.key == code ? 0 : capital.key
+    autoCapitalization.didCapitalize(letter)
+    return true
+  }
+
+  private func releaseSyntheticModifiers(into output: inout KeyOutput) {
+    var index = syntheticModifiers.count
+    while index > 0 {
+      index -= 1
+      emit(syntheticModifiers[index], .up, into: &output)
+    }
+    syntheticModifiers = ModifierKeys()
+    syntheticOwner = 0
+  }
+
+  private func cancelAids() {
+    autoCapitalization.cancel()
+    autoPeriod.cancel()
+    backspaceRepeat.stop()
+  }
+
+  // MARK: - Typing
+
+  /// The modifier keys lifted while the engine types text of its own.
+  private static let modifierKeys: [UInt16] = [
+    KeyCode.leftShift, KeyCode.rightShift, KeyCode.leftCtrl, KeyCode.rightCtrl,
+    KeyCode.leftAlt, KeyCode.rightAlt, KeyCode.leftMeta, KeyCode.rightMeta,
+  ]
+
+  /// Releases the modifiers held on the output, to press them again after.
+  private func liftUserModifiers(into output: inout KeyOutput) {
+    var lifted = ModifierKeys()
+    var index = 0
+    while index < Self.modifierKeys.count {
+      let key = Self.modifierKeys[index]
+      if outputDown[Int(key)] && lifted.count < 3 {
+        emit(key, .up, into: &output)
+        lifted.append(key)
+      }
+      index += 1
+    }
+    liftedModifiers = lifted
+  }
+
+  private func restoreUserModifiers(into output: inout KeyOutput) {
+    var index = 0
+    while index < liftedModifiers.count {
+      // Only a modifier the user still holds goes down again.
+      let key = liftedModifiers[index]
+      if physicalHolds[Int(key)] > 0 { emit(key, .down, into: &output) }
+      index += 1
+    }
+    liftedModifiers = ModifierKeys()
+  }
+
+  /// Types one character's strokes (modifiers down, key tapped, modifiers up).
+  private func type(_ typing: Typing, into output: inout KeyOutput) {
+    if let deadKey = typing.deadKey { type(deadKey, into: &output) }
+    type(typing.stroke, into: &output)
+  }
+
+  private func type(_ stroke: Stroke, into output: inout KeyOutput) {
+    var index = 0
+    while index < stroke.modifiers.count {
+      emit(stroke.modifiers[index], .down, into: &output)
+      index += 1
+    }
+    tap(stroke.key, into: &output)
+    while index > 0 {
+      index -= 1
+      emit(stroke.modifiers[index], .up, into: &output)
+    }
+  }
+
+  /// Presses and releases one key.
+  private func tap(_ code: UInt16, into output: inout KeyOutput) {
+    emit(code, .down, into: &output)
+    emit(code, .up, into: &output)
   }
 
   // MARK: - Emitting
@@ -88,11 +305,12 @@ public final class Engine {
 
   /// Updates the text model with one edit the application made (DESIGN 3.1).
   private func apply(_ edit: TextEdit) {
+    autoCapitalization.observe(edit)
     switch edit {
     case .none, .delete:
       break
     case .insert("\t"), .move, .shortcut, .unknown:
-      text.reset()
+      resetText()
     case .insert(let character):
       text.append(character)
     case .backspace:

@@ -29,6 +29,7 @@ public enum CursorMove: Sendable {
 public final class KeystrokeDecoder {
   let state: XKBState
   private let shortcutModifiers: UInt32
+  private let numLockMask: UInt32
 
   /// Makes a decoder with nothing pressed.
   public init(layout: Layout) {
@@ -37,6 +38,7 @@ public final class KeystrokeDecoder {
       layout.keymap.mask(ofModifier: XKB_MOD_NAME_CTRL)
       | layout.keymap.mask(ofModifier: XKB_MOD_NAME_ALT)
       | layout.keymap.mask(ofModifier: XKB_MOD_NAME_LOGO)
+    numLockMask = layout.keymap.mask(ofModifier: XKB_MOD_NAME_NUM)
   }
 
   /// Applies one event and returns its edit. A repeat is taken as a second press.
@@ -104,4 +106,20 @@ public final class KeystrokeDecoder {
 extension KeystrokeDecoder {
   /// Whether `code` is a modifier, lock or group key in the current state.
   public func isModifier(_ code: UInt16) -> Bool { Self.isModifier(state.keysym(code)) }
+
+  /// Whether `code` types BackSpace in the current state.
+  func isBackspace(_ code: UInt16) -> Bool { state.keysym(code) == XKB_KEY_BackSpace }
+
+  /// Whether Control, Alt or Super is in effect: the next key is a shortcut.
+  var hasShortcutModifiers: Bool { state.effectiveModifiers & shortcutModifiers != 0 }
+
+  /// Whether any modifier is held or locked (Shift, Caps Lock, AltGr…), so a
+  /// key's character is not its plain one.
+  var hasModifiers: Bool { state.effectiveModifiers & ~numLockMask != 0 }
+
+  /// The character a press of `code` would type now, without applying it;
+  /// 0 while a dead key waits for its base (the result is not the key's own).
+  func predictedCharacter(_ code: UInt16) -> UInt32 {
+    state.isComposing ? 0 : state.character(code)
+  }
 }

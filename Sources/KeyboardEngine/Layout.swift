@@ -15,6 +15,7 @@ public struct ModifierKeys: Equatable, Hashable, Sendable, Sequence {
   }
 
   mutating func append(_ key: UInt16) {
+    precondition(count < 3, "a stroke holds at most three modifiers")
     switch count {
     case 0: codes.0 = key
     case 1: codes.1 = key
@@ -85,6 +86,8 @@ public final class Layout {
   public let names: LayoutNames
   let keymap: XKBKeymap
   private var typings: [UInt32: Typing] = [:]
+  /// For each lowercase letter with a one-stroke capital: the capital's stroke.
+  private var capitals: [UInt32: Stroke] = [:]
   /// The chord that moves to the next group, for keymaps with several groups
   /// and an XKB option (`grp:…`) that defines one; nil otherwise.
   public private(set) var nextGroupChord: [UInt16]?
@@ -100,11 +103,18 @@ public final class Layout {
     let modifierKeys = probeModifierKeys()
     let keysyms = buildStrokeTable(modifierKeys: modifierKeys)
     buildDeadKeySequences(keysyms: keysyms)
+    buildCapitals()
   }
 
   /// How to type `character` on this layout, nil if it cannot be typed.
   public func typing(of character: Unicode.Scalar) -> Typing? {
     typings[character.value]
+  }
+
+  /// The stroke that types the capital of the lowercase letter `letter`, nil
+  /// when the capital needs more than one stroke or is not on the layout.
+  public func capitalStroke(of letter: Unicode.Scalar) -> Stroke? {
+    capitals[letter.value]
   }
 
   /// Every character the layout can type, in code point order.
@@ -223,6 +233,18 @@ public final class Layout {
         guard Self.isPrintable(character) else { continue }
         offer(Typing(deadKey: dead, stroke: base), for: character)
       }
+    }
+  }
+
+  /// Fills the capitals table from the character table.
+  private func buildCapitals() {
+    for (value, typing) in typings where typing.deadKey == nil {
+      guard let letter = Unicode.Scalar(value), letter.properties.isLowercase else { continue }
+      let upper = letter.properties.uppercaseMapping.unicodeScalars
+      guard upper.count == 1, let capital = upper.first, capital != letter,
+        let capitalTyping = typings[capital.value], capitalTyping.deadKey == nil
+      else { continue }
+      capitals[value] = capitalTyping.stroke
     }
   }
 

@@ -177,13 +177,18 @@ final class XKBState {
     case cancelled
   }
 
+  /// Whether a dead-key sequence is half typed.
+  private(set) var isComposing = false
+
   /// Feeds a pressed key's keysym to the compose state (`xkb_compose_state_feed`).
   func compose(_ keysym: xkb_keysym_t) -> ComposeStep {
     guard let compose, xkb_compose_state_feed(compose, keysym) == XKB_COMPOSE_FEED_ACCEPTED else {
       return .passThrough
     }
+    isComposing = false
     switch xkb_compose_state_get_status(compose) {
     case XKB_COMPOSE_COMPOSING:
+      isComposing = true
       return .composing
     case XKB_COMPOSE_COMPOSED:
       let result = xkb_keysym_to_utf32(xkb_compose_state_get_one_sym(compose))
@@ -199,6 +204,7 @@ final class XKBState {
 
   /// Forgets a half-typed dead-key sequence (`xkb_compose_state_reset`).
   func resetCompose() {
+    isComposing = false
     if let compose { xkb_compose_state_reset(compose) }
   }
 }

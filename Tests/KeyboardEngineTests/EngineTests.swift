@@ -99,31 +99,71 @@ struct EngineDriver {
     #expect(driver.output.events.isEmpty)
   }
 
-  @Test func aPlainKeystrokeAllocatesNothing() {
-    let engine = Engine(layout: Layouts.us, configuration: .allOff)
-    var output = KeyOutput()
+  /// Events typing `keys` one every 60 ms, each held 30 ms.
+  static func typing(_ keys: [Int32]) -> [KeyEvent] {
     var events: [KeyEvent] = []
-    for (index, key) in [KEY_H, KEY_E, KEY_L, KEY_O, KEY_SPACE, KEY_LEFTSHIFT, KEY_W].enumerated() {
+    for (index, key) in keys.enumerated() {
       let time = Instant.milliseconds(Int64(index) * 60)
       events.append(KeyEvent(code: UInt16(key), value: .down, time: time))
       events.append(KeyEvent(code: UInt16(key), value: .up, time: time.adding(milliseconds: 30)))
     }
-    // Plain index loops: in a debug build a for-in loop's generic iterator
-    // allocates by itself. The first round warms up per-thread runtime state.
+    return events
+  }
+
+  /// Counts the allocations of 1000 rounds of `events` after one warm-up round.
+  /// Plain index loops: in a debug build a for-in loop's generic iterator
+  /// allocates by itself.
+  static func allocations(typing events: [KeyEvent], on engine: Engine) -> Int {
+    var output = KeyOutput()
     var round = 0
-    var allocations = 0
+    var offset: Int64 = 0
     while round < 1001 {
       if round == 1 { AllocationCounter_start() }
       var index = 0
       while index < events.count {
-        engine.handle(events[index], into: &output)
+        var event = events[index]
+        event.time.microseconds += offset
+        while let due = engine.nextDeadline, due < event.time { engine.advance(to: due, into: &output) }
+        engine.handle(event, into: &output)
         output.removeAll()
         index += 1
       }
+      offset += 10_000_000
       round += 1
     }
-    allocations = AllocationCounter_stop()
-    #expect(allocations == 0)
+    return AllocationCounter_stop()
+  }
+
+  @Test func aPlainKeystrokeAllocatesNothing() {
+    let engine = Engine(layout: Layouts.us, configuration: .allOff)
+    let events = Self.typing([KEY_H, KEY_E, KEY_L, KEY_O, KEY_SPACE, KEY_LEFTSHIFT, KEY_W])
+    #expect(Self.allocations(typing: events, on: engine) == 0)
     #expect(engine.text.count > 0)
+  }
+
+  @Test func typingWithEveryAidAllocatesNothing() {
+    let engine = Engine(layout: Layouts.de)
+    // "hi.  so" with a double-space period, an auto-capital, an undo, and a held Backspace.
+    var events = Self.typing([
+      KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_SPACE, KEY_S, KEY_O, KEY_SPACE, KEY_SPACE, KEY_BACKSPACE, KEY_A,
+      KEY_DOT, KEY_SPACE, KEY_W, KEY_BACKSPACE, KEY_W,
+    ])
+    let start = Instant.milliseconds(2000)
+    events.append(KeyEvent(code: UInt16(KEY_BACKSPACE), value: .down, time: start))
+    events.append(KeyEvent(code: UInt16(KEY_BACKSPACE), value: .repeat, time: start.adding(milliseconds: 250)))
+    events.append(KeyEvent(code: UInt16(KEY_BACKSPACE), value: .up, time: start.adding(milliseconds: 2500)))
+    #expect(Self.allocations(typing: events, on: engine) == 0)
+    #expect(engine.text.isEmpty)  // the held Backspace deleted it all
+  }
+
+  @Test func theShiftPressedForACapitalIsReleasedWithItsKey() {
+    var driver = EngineDriver(configuration: EngineConfiguration())
+    for key in [KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_W] { driver.tap(key) }
+    #expect(
+      driver.emitted.suffix(4) == [
+        OutputKey(code: KeyCode.leftShift, value: .down), OutputKey(code: UInt16(KEY_W), value: .down),
+        OutputKey(code: UInt16(KEY_W), value: .up), OutputKey(code: KeyCode.leftShift, value: .up),
+      ])
+    #expect(driver.engine.heldOutputKeys.isEmpty)
   }
 }

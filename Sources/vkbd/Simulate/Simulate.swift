@@ -18,10 +18,11 @@ extension VKBD {
                           the next. TEXT is the rest of the line, or a JSON string
                           literal when it starts with " (so "hi  " keeps its spaces
                           and \\n types Enter).
-          tap CHORD       press keys in order, release them in reverse: tap backspace,
-                          tap leftctrl+v (evdev key names without KEY_, any case)
-          press KEY       press a key
-          release KEY     release a key
+          tap CHORD       press keys in order, release them in reverse 30 ms later,
+                          60 ms to the next step: tap backspace, tap leftctrl+v
+                          (evdev key names without KEY_, any case)
+          press KEY       press a key now (the clock does not move)
+          release KEY     release a key now (the clock does not move)
           wait MS         let MS milliseconds pass
           hold KEY MS     press, let the kernel auto-repeat for MS milliseconds
                           (first repeat after 250 ms, then every 33 ms), release

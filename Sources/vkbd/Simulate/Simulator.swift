@@ -43,10 +43,8 @@ struct Simulator {
       clock = clock.adding(milliseconds: Self.keyInterval)
     case .press(let key):
       send(key, .down, at: clock)
-      clock = clock.adding(milliseconds: Self.keyInterval)
     case .release(let key):
       send(key, .up, at: clock)
-      clock = clock.adding(milliseconds: Self.keyInterval)
     case .wait(let milliseconds):
       clock = clock.adding(milliseconds: milliseconds)
     case .hold(let key, let milliseconds):
@@ -60,7 +58,7 @@ struct Simulator {
       send(key, .up, at: start.adding(milliseconds: milliseconds))
       clock = start.adding(milliseconds: milliseconds + Self.keyInterval)
     case .click:
-      runTimers(until: clock)
+      runTimers(before: clock)
       engine.resetText()
       clock = clock.adding(milliseconds: Self.keyInterval)
     }
@@ -69,7 +67,7 @@ struct Simulator {
   /// Lets the engine's timers run out after the script (a held repeat stops
   /// at release, so this ends), at most ``settleLimit`` past the clock.
   mutating func finish() {
-    runTimers(until: clock.adding(milliseconds: Self.settleLimit))
+    runTimers(before: clock.adding(milliseconds: Self.settleLimit))
     if let last = transcript.last?.time, last > clock { clock = last }
   }
 
@@ -109,15 +107,16 @@ struct Simulator {
     clock = clock.adding(milliseconds: Self.keyInterval)
   }
 
-  /// Hands one event to the engine at `time`, after the timers due before it.
+  /// Hands one event to the engine at `time`, after the timers due before it
+  /// (an event and a deadline at the same instant: the event comes first).
   private mutating func send(_ code: UInt16, _ value: KeyValue, at time: Instant) {
-    runTimers(until: time)
+    runTimers(before: time)
     engine.handle(KeyEvent(code: code, value: value, time: time), into: &output)
     record(at: time)
   }
 
-  private mutating func runTimers(until time: Instant) {
-    while let deadline = engine.nextDeadline, deadline <= time {
+  private mutating func runTimers(before time: Instant) {
+    while let deadline = engine.nextDeadline, deadline < time {
       engine.advance(to: deadline, into: &output)
       record(at: deadline)
     }

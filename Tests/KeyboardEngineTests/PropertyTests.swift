@@ -1,0 +1,109 @@
+import CEvdev
+import Testing
+
+@testable import KeyboardEngine
+
+/// SplitMix64: a small seeded generator, so a failing case can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+  var state: UInt64
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Random typing: well-formed key events (a key goes down before it comes up),
+/// with kernel repeats of held keys and random pauses.
+struct RandomTyping {
+  static let keys: [UInt16] = [Int32](
+    arrayLiteral:
+      KEY_A, KEY_E, KEY_S, KEY_T, KEY_Q, KEY_W, KEY_Y, KEY_Z, KEY_1, KEY_SPACE, KEY_SPACE, KEY_SPACE,
+    KEY_A, KEY_E, KEY_S, KEY_T, KEY_O, KEY_I, KEY_SPACE, KEY_SPACE, KEY_SPACE, KEY_DOT, KEY_DOT, KEY_DOT,
+    KEY_BACKSPACE, KEY_BACKSPACE, KEY_ENTER, KEY_DOT, KEY_COMMA, KEY_APOSTROPHE, KEY_SLASH, KEY_LEFTSHIFT,
+    KEY_RIGHTSHIFT, KEY_LEFTCTRL, KEY_RIGHTALT, KEY_CAPSLOCK, KEY_TAB, KEY_LEFT, KEY_GRAVE, KEY_LEFTBRACE,
+  ).map { UInt16($0) }
+
+  var generator: SeededGenerator
+  var held: [UInt16] = []
+  var time = Instant.milliseconds(1000)
+
+  init(seed: UInt64) { generator = SeededGenerator(state: seed) }
+
+  private mutating func roll(_ limit: Int) -> Int { Int.random(in: 0..<limit, using: &generator) }
+
+  /// The next event, or a pause (nil) during which timers may run.
+  mutating func next(withRepeats: Bool) -> KeyEvent? {
+    time = time.adding(milliseconds: Int64.random(in: 1...(roll(100) < 70 ? 150 : 900), using: &generator))
+    let roll = Int.random(in: 0..<100, using: &generator)
+    if roll < 8 { return nil }
+    if withRepeats, roll < 20, let key = held.randomElement(using: &generator) {
+      return KeyEvent(code: key, value: .repeat, time: time)
+    }
+    if roll < 55 || held.count > 3, !held.isEmpty {
+      let key = held.remove(at: Int.random(in: 0..<held.count, using: &generator))
+      return KeyEvent(code: key, value: .up, time: time)
+    }
+    let key = Self.keys.randomElement(using: &generator)!
+    guard !held.contains(key) else { return nil }
+    held.append(key)
+    return KeyEvent(code: key, value: .down, time: time)
+  }
+
+  /// Releases everything still held.
+  mutating func releaseAll() -> [KeyEvent] {
+    defer { held.removeAll() }
+    return held.reversed().map {
+      time = time.adding(milliseconds: 10)
+      return KeyEvent(code: $0, value: .up, time: time)
+    }
+  }
+}
+
+@Suite struct PropertyTests {
+  @Test(arguments: 0..<200)
+  func withEveryAidOffTheOutputIsTheInput(seed: Int) {
+    let engine = Engine(layout: Layouts.us, configuration: .allOff)
+    var typing = RandomTyping(seed: UInt64(seed))
+    var output = KeyOutput()
+    var sent: [OutputKey] = []
+    var emitted: [OutputKey] = []
+    for _ in 0..<300 {
+      guard let event = typing.next(withRepeats: false) else { continue }
+      sent.append(OutputKey(code: event.code, value: event.value))
+      engine.handle(event, into: &output)
+    }
+    for event in typing.releaseAll() {
+      sent.append(OutputKey(code: event.code, value: event.value))
+      engine.handle(event, into: &output)
+    }
+    emitted = output.events
+    #expect(emitted == sent, "seed \(seed)")
+    #expect(engine.nextDeadline == nil)
+  }
+
+  @Test(arguments: ["us", "de", "fr"], 0..<100)
+  func withEveryAidOnNoKeyStaysHeldOnceAllAreReleased(layoutName: String, seed: Int) {
+    let engine = Engine(layout: Layouts.named(layoutName))
+    var typing = RandomTyping(seed: UInt64(seed) &* 7919)
+    var output = KeyOutput()
+    func runTimers(until time: Instant) {
+      while let due = engine.nextDeadline, due <= time { engine.advance(to: due, into: &output) }
+    }
+    for _ in 0..<300 {
+      let event = typing.next(withRepeats: true)
+      runTimers(until: typing.time)
+      if let event { engine.handle(event, into: &output) }
+      output.removeAll()
+    }
+    for event in typing.releaseAll() {
+      runTimers(until: event.time)
+      engine.handle(event, into: &output)
+    }
+    runTimers(until: typing.time.adding(milliseconds: 60_000))
+    #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
+    #expect(engine.nextDeadline == nil)
+  }
+}
