@@ -1,6 +1,8 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+import class Foundation.ProcessInfo
+
 let package = Package(
   name: "vkbd",
   platforms: [.macOS(.v13)],
@@ -11,6 +13,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
   ],
   targets: [
     .systemLibrary(
@@ -29,11 +33,30 @@ let package = Package(
         "KeyboardEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Yams", package: "Yams"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
       ]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-    .testTarget(name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev"]),
-    .testTarget(name: "vkbdTests", dependencies: ["vkbd", "KeyboardEngine", "CEvdev"]),
+    .target(name: "TestSupport", dependencies: ["KeyboardEngine"], path: "Tests/TestSupport"),
+    .testTarget(
+      name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
+    .testTarget(
+      name: "vkbdTests", dependencies: ["vkbd", "KeyboardEngine", "CEvdev", "TestSupport"], exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The benchmarks (`make bench`) build only when asked for, in their own
+// scratch path, so that `make check` does not build the benchmark package.
+if ProcessInfo.processInfo.environment["VKBD_BENCHMARKS"] != nil {
+  package.dependencies.append(
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+  package.targets.append(
+    .executableTarget(
+      name: "EngineBenchmarks",
+      dependencies: ["KeyboardEngine", "TestSupport", .product(name: "Benchmark", package: "benchmark")],
+      path: "Benchmarks/EngineBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ))
+}

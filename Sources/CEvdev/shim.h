@@ -9,5 +9,15 @@
 #include <xkbcommon/xkbcommon.h>
 #include <xkbcommon/xkbcommon-compose.h>
 #include <linux/input.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+
+// EVIOCGKEY(len) is an ioctl request macro, which Swift does not import: the
+// bitmask of the keys a device has down right now.
+static inline int CEvdev_getKeyState(int fd, unsigned char *bits, unsigned long length) {
+  return ioctl(fd, EVIOCGKEY(length), bits);
+}
 
 #endif

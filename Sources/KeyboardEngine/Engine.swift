@@ -1,3 +1,9 @@
+import CEvdev
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The keyboard engine: physical key events in, virtual keyboard events out.
 ///
 /// The engine is the one place that decides what is emitted. It does no I/O
@@ -8,50 +14,99 @@ public final class Engine {
   public let layout: Layout
   /// What the engine does; changing it cancels every pending aid.
   public var configuration: EngineConfiguration {
+    didSet {
+      cancelAids()
+      let decoded = decodes
+      decodes = Self.needsDecoding(configuration, snippets)
+      if decodes && !decoded {
+        decoder.resynchronize(down: outputDown)
+        text.reset()
+      }
+    }
+  }
+  /// Whether anything needs the text and the keymap state: an aid or a
+  /// snippet. Without, keys pass through untouched and undecoded.
+  private var decodes: Bool
+  /// The text typed since the last reset, as the application has it.
+  public internal(set) var text = TextModel()
+  /// The snippets and their trigger trie.
+  public let snippets: SnippetMatcher
+  /// The wall clock for date variables, in seconds since the epoch. The
+  /// engine reads no other time: key events bring theirs.
+  public var wallClock: () -> Int64 = { Int64(time(nil)) }
+  /// Paused: a pure pass-through, with no typing aid and no snippet.
+  public var isPaused = false {
     didSet { cancelAids() }
   }
-  /// The text typed since the last reset, as the application has it.
-  public private(set) var text = TextModel()
+  /// Where the engine reports what the host should log.
+  public var onNotice: ((EngineNotice) -> Void)?
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
   /// How many devices hold each key down.
-  private var physicalHolds: [UInt8]
+  var physicalHolds: [UInt8]
   /// Which keys are down on the virtual keyboard.
-  private var outputDown: [Bool]
+  var outputDown: [Bool]
   /// Physical keys whose press the engine replaced: their release is dropped.
-  private var swallowRelease: [Bool]
+  var swallowRelease: [Bool]
   /// For a physical key held as another output key (an auto-capital on
   /// another key), that key; 0 when the key stands for itself.
   private var standIn: [UInt16]
-  /// Modifiers the engine pressed for an auto-capital, and the key they serve.
-  private var syntheticModifiers = ModifierKeys()
-  private var syntheticOwner: UInt16 = 0
   /// Modifiers the user holds that the engine lifted while it types.
   private var liftedModifiers = ModifierKeys()
 
-  private var autoCapitalization = AutoCapitalization()
-  private var autoPeriod = AutoPeriod()
+  var autoCapitalization = AutoCapitalization()
+  var autoPeriod = AutoPeriod()
   private var backspaceRepeat = BackspaceRepeat()
   /// The physical key whose press started the Backspace repeat.
   private var backspaceKey: UInt16 = 0
+  /// Text the engine is typing itself, burst by burst.
+  var typing = TypingQueue()
+  /// Events that arrived while the engine was typing, to handle after it.
+  private var queuedEvents: [KeyEvent] = []
+  private var queuedHead = 0
+  /// What Backspace undoes when it is the very next key after an expansion.
+  var undo: ExpansionUndo?
+  /// The last expansion, while plain characters follow it.
+  var chain: ExpansionChain?
+  /// Snippets whose refusal was already reported.
+  var refusedSnippets: Set<Int> = []
 
   /// Makes an engine with nothing held.
-  public init(layout: Layout, configuration: EngineConfiguration = EngineConfiguration()) {
+  public init(
+    layout: Layout, configuration: EngineConfiguration = EngineConfiguration(),
+    snippets: SnippetMatcher = SnippetMatcher([])
+  ) {
     self.layout = layout
     self.configuration = configuration
+    self.snippets = snippets
+    decodes = Self.needsDecoding(configuration, snippets)
     decoder = KeystrokeDecoder(layout: layout)
     physicalHolds = [UInt8](repeating: 0, count: KeyCode.count)
     outputDown = [Bool](repeating: false, count: KeyCode.count)
     swallowRelease = [Bool](repeating: false, count: KeyCode.count)
     standIn = [UInt16](repeating: 0, count: KeyCode.count)
+    queuedEvents.reserveCapacity(256)
   }
 
   /// The earliest time at which ``advance(to:into:)`` has work to do.
-  public var nextDeadline: Instant? { backspaceRepeat.deadline }
+  public var nextDeadline: Instant? {
+    guard let typingDue = typing.deadline else { return backspaceRepeat.deadline }
+    guard let repeatDue = backspaceRepeat.deadline else { return typingDue }
+    return min(typingDue, repeatDue)
+  }
 
   /// Handles one physical key event, appending what to emit to `output`.
+  /// While the engine types text of its own, the event waits its turn.
   public func handle(_ event: KeyEvent, into output: inout KeyOutput) {
+    if typing.isActive || queuedHead < queuedEvents.count {
+      queuedEvents.append(event)
+      return
+    }
+    process(event, into: &output)
+  }
+
+  private func process(_ event: KeyEvent, into output: inout KeyOutput) {
     let code = event.code
     let index = Int(code)
     guard index < KeyCode.count else { return }
@@ -59,7 +114,11 @@ public final class Engine {
     case .down:
       physicalHolds[index] &+= 1
       guard physicalHolds[index] == 1 else { return }  // already held on another device
-      releaseSyntheticModifiers(into: &output)
+      if completesToggleChord(code) {
+        isPaused.toggle()
+        swallowRelease[index] = true
+        return
+      }
       keyDown(code, at: event.time, into: &output)
     case .up:
       guard physicalHolds[index] > 0 else { return }
@@ -69,11 +128,12 @@ public final class Engine {
     case .repeat:
       // The engine repeats the keys it took over; the desktop repeats the
       // others at its own rate, so how many characters it typed is unknown.
-      if !swallowRelease[index] && !decoder.isModifier(code) { resetText() }
+      if decodes && !swallowRelease[index] && !decoder.isModifier(code) { resetText() }
     }
   }
 
-  /// Runs the timers due at `now`: the Backspace repeat.
+  /// Runs the timers due at `now`: the Backspace repeat, the next burst of
+  /// an expansion.
   public func advance(to now: Instant, into output: inout KeyOutput) {
     while let due = backspaceRepeat.deadline, due <= now {
       var taps = backspaceRepeat.tick(text: text, configuration: configuration.backspace)
@@ -81,6 +141,22 @@ public final class Engine {
         tap(backspaceKey, into: &output)
         taps -= 1
       }
+    }
+    if let due = typing.deadline, due <= now { typeBurst(at: now, into: &output) }
+  }
+
+  /// Handles the events that waited for the engine's own typing, in order,
+  /// until they are done or one starts typing again.
+  func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
+    while queuedHead < queuedEvents.count && !typing.isActive {
+      var event = queuedEvents[queuedHead]
+      queuedHead += 1
+      if event.time < now { event.time = now }  // it reaches the application now
+      process(event, into: &output)
+    }
+    if queuedHead == queuedEvents.count {
+      queuedEvents.removeAll(keepingCapacity: true)
+      queuedHead = 0
     }
   }
 
@@ -95,7 +171,10 @@ public final class Engine {
   /// physical holds (stuck-key recovery, shutdown, panic).
   public func releaseAll(into output: inout KeyOutput) {
     cancelAids()
-    syntheticModifiers = ModifierKeys()
+    if typing.isActive { text.reset() }  // the application has only part of it
+    typing.cancel()
+    queuedEvents.removeAll(keepingCapacity: true)
+    queuedHead = 0
     liftedModifiers = ModifierKeys()
     for code in 0..<KeyCode.count {
       physicalHolds[code] = 0
@@ -115,25 +194,45 @@ public final class Engine {
 
   // MARK: - Keys
 
+  private static func needsDecoding(_ configuration: EngineConfiguration, _ snippets: SnippetMatcher) -> Bool {
+    configuration.autocapitalize || configuration.doubleSpacePeriod || configuration.backspace.accelerate
+      || !snippets.snippets.isEmpty
+  }
+
   private func keyDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
+    if isPaused || !decodes {
+      emit(code, .down, into: &output)
+      return
+    }
     if backspaceRepeat.deadline != nil { backspaceRepeat.stop() }  // 3.4 rule 4
+    let undoable = undo
+    undo = nil
     if decoder.hasShortcutModifiers {
       autoPeriod.otherKey()
       emit(code, .down, into: &output)
       return
     }
-    if decoder.isBackspace(code) {
+    let keysym = decoder.keysym(code)
+    if keysym == UInt32(XKB_KEY_BackSpace) {
+      if let undoable, configuration.expansion.undoBackspace, !decoder.hasModifiers {
+        undoExpansion(undoable, key: code, at: time, into: &output)
+        return
+      }
       backspaceDown(code, at: time, into: &output)
       return
     }
-    let character = decoder.predictedCharacter(code)
+    var character = decoder.predictedCharacter(code)
+    if character == 0x0D { character = 0x0A }  // Return types a newline
+    if let next = Unicode.Scalar(character), next.value > 0, expandSnippet(code, next: next, at: time, into: &output) {
+      return
+    }
     if character == 0x20 && configuration.doubleSpacePeriod {
       spaceDown(code, at: time, into: &output)
       return
     }
-    if !decoder.isModifier(code) { autoPeriod.otherKey() }  // 3.3 rule 2
+    if !KeystrokeDecoder.isModifier(keysym) { autoPeriod.otherKey() }  // 3.3 rule 2
     if configuration.autocapitalize, capitalize(code, character: character, into: &output) { return }
-    emit(code, .down, into: &output)
+    emit(code, .down, into: &output, keysym: keysym)
   }
 
   private func keyUp(_ code: UInt16, into output: inout KeyOutput) {
@@ -146,7 +245,39 @@ public final class Engine {
     let outputCode = standIn[index] == 0 ? code : standIn[index]
     standIn[index] = 0
     emit(outputCode, .up, into: &output)
-    if code == syntheticOwner { releaseSyntheticModifiers(into: &output) }
+  }
+
+  /// Whether `code` going down completes the configured pause/resume chord:
+  /// every other key of it is held. That key never reaches the application.
+  private func completesToggleChord(_ code: UInt16) -> Bool {
+    let chord = configuration.toggleChord
+    guard !chord.isEmpty, chord.contains(code) else { return false }
+    var index = 0
+    while index < chord.count {
+      if physicalHolds[Int(chord[index])] == 0 { return false }
+      index += 1
+    }
+    return true
+  }
+
+  /// Expands the longest trigger that `next` completes, on the text model or
+  /// through the last expansion (``ExpansionChain``). False when none fires.
+  private func expandSnippet(
+    _ code: UInt16, next: Unicode.Scalar, at time: Instant, into output: inout KeyOutput
+  ) -> Bool {
+    let plain = snippets.match(next: next, after: text)
+    if let chain, text.count >= chain.suffix + chain.shown {
+      let view = TextBeforeExpansion(text: text, chain: chain)
+      if let longer = snippets.match(next: next, after: view),
+        longer.typedLength >= chain.suffix + chain.typed.count,
+        longer.typedLength > plain?.typedLength ?? -1
+      {
+        let modelLength = longer.typedLength - chain.typed.count + chain.shown
+        return expand(longer, in: view, modelLength: modelLength, key: code, next: next, at: time, into: &output)
+      }
+    }
+    guard let plain else { return false }
+    return expand(plain, in: text, modelLength: plain.typedLength, key: code, next: next, at: time, into: &output)
   }
 
   /// Backspace: the undo of a double-space period, and the daemon's own repeat.
@@ -198,8 +329,8 @@ public final class Engine {
   /// Types the capital of a lowercase letter when caps is due (3.2).
   private func capitalize(_ code: UInt16, character: UInt32, into output: inout KeyOutput) -> Bool {
     guard let letter = Unicode.Scalar(character), !decoder.hasModifiers,
-      let capital = layout.capitalStroke(of: letter), capital.group == decoder.group,
-      AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset)
+      AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset),
+      let capital = layout.capitalStroke(of: letter), capital.group == decoder.group
     else { return false }
     if autoCapitalization.isUndone(letter) { return false }
     var index = 0
@@ -207,25 +338,22 @@ public final class Engine {
       emit(capital.modifiers[index], .down, into: &output)
       index += 1
     }
-    syntheticModifiers = capital.modifiers
-    syntheticOwner = code
     emit(capital.key, .down, into: &output)
+    // Up again at once: the application took the capital at the press, and a
+    // held key repeats in lowercase ("Kkkk"), as after a tap of Shift.
+    while index > 0 {
+      index -= 1
+      emit(capital.modifiers[index], .up, into: &output)
+    }
+    text.noteAutoCapitalized(typed: letter)
     standIn[Int(code)] = capital.key == code ? 0 : capital.key
     autoCapitalization.didCapitalize(letter)
     return true
   }
 
-  private func releaseSyntheticModifiers(into output: inout KeyOutput) {
-    var index = syntheticModifiers.count
-    while index > 0 {
-      index -= 1
-      emit(syntheticModifiers[index], .up, into: &output)
-    }
-    syntheticModifiers = ModifierKeys()
-    syntheticOwner = 0
-  }
-
   private func cancelAids() {
+    undo = nil
+    chain = nil
     autoCapitalization.cancel()
     autoPeriod.cancel()
     backspaceRepeat.stop()
@@ -294,18 +422,27 @@ public final class Engine {
 
   /// The single place events leave the engine: skips presses of keys already
   /// down and releases of keys already up, and keeps the text model in step
-  /// with what the application receives.
-  func emit(_ code: UInt16, _ value: KeyValue, into output: inout KeyOutput) {
+  /// with what the application receives (`applying` is false for planned
+  /// typing, whose edits the plan made).
+  func emit(
+    _ code: UInt16, _ value: KeyValue, into output: inout KeyOutput, applying: Bool = true,
+    keysym: xkb_keysym_t? = nil
+  ) {
     let down = value != .up
     guard outputDown[Int(code)] != down else { return }
     outputDown[Int(code)] = down
     output.append(OutputKey(code: code, value: value))
-    apply(decoder.feed(code: code, value: value))
+    guard decodes else { return }
+    let edit = decoder.feed(code: code, value: value, keysym: keysym)
+    if applying { apply(edit) }
   }
 
   /// Updates the text model with one edit the application made (DESIGN 3.1).
-  private func apply(_ edit: TextEdit) {
+  func apply(_ edit: TextEdit) {
     autoCapitalization.observe(edit)
+    if chain != nil {
+      if case .insert = edit { chain!.suffix += 1 } else if edit != .none { chain = nil }
+    }
     switch edit {
     case .none, .delete:
       break

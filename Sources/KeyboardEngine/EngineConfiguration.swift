@@ -12,6 +12,10 @@ public struct EngineConfiguration: Equatable, Sendable {
   public var doubleSpaceTimeoutMilliseconds: Int64 = 1100
   /// The daemon's own Backspace repeat (DESIGN 3.4).
   public var backspace = BackspaceConfiguration()
+  /// How expansions are typed (DESIGN 3.5).
+  public var expansion = ExpansionConfiguration()
+  /// The keys that pause and resume the engine when held together; empty: none.
+  public var toggleChord: [UInt16] = []
 
   /// The defaults.
   public init() {}
@@ -35,6 +39,42 @@ public struct BackspaceConfiguration: Equatable, Sendable {
   /// Repeated characters before the repeat deletes whole words.
   public var wordsAfter = 20
   public var wordIntervalMilliseconds: Int64 = 250
+
+  /// The defaults.
+  public init() {}
+}
+
+/// How the engine types expansions.
+public struct ExpansionConfiguration: Equatable, Sendable {
+  /// What to do with a character the layout has no key for.
+  public enum UnicodeInput: String, Equatable, Sendable, CaseIterable {
+    /// Ctrl+Shift+U, the code point in hex, Space: GTK's and IBus's input.
+    case ctrlShiftU = "ctrl-shift-u"
+    /// Do not start the expansion: the trigger stays as typed.
+    case none
+  }
+
+  /// The keys a newline in a replacement types.
+  public enum Newline: String, Equatable, Sendable, CaseIterable {
+    case enter
+    /// Shift+Enter: a line break where Enter sends (chat applications).
+    case shiftEnter = "shift-enter"
+  }
+
+  public var unicodeInput = UnicodeInput.ctrlShiftU
+  public var newline = Newline.enter
+  /// Backspace as the very next key after an expansion types the trigger back.
+  public var undoBackspace = true
+  /// Key events per burst. Each goes out as an event and a SYN_REPORT, and
+  /// the kernel keeps 64 events for each reader of a keyboard
+  /// (EVDEV_MIN_BUFFER_SIZE; one more and the reader gets SYN_DROPPED and
+  /// loses keys). Two bursts of 15 are 60 events: a reader that misses a
+  /// whole gap, as a compositor busy drawing a frame does, loses nothing.
+  public var burstKeys = 15
+  /// The wait between bursts, for readers to drain their buffer. With 15
+  /// keys, a reader away for up to two gaps (16 ms, a frame at 60 Hz) keeps
+  /// up; about 900 characters a second.
+  public var burstGapMilliseconds: Int64 = 8
 
   /// The defaults.
   public init() {}

@@ -27,9 +27,21 @@ public enum CursorMove: Sendable {
 /// Turns the key events an application receives into the text edits it
 /// makes, through the keymap and its compose table (dead keys compose).
 public final class KeystrokeDecoder {
-  let state: XKBState
+  private(set) var state: XKBState
   private let shortcutModifiers: UInt32
   private let numLockMask: UInt32
+  private let capsLockMask: UInt32
+  /// What a press of each plain key does with no modifier in effect, per
+  /// group (index group * 256 + code): the keys whose press changes no state
+  /// and whose keysym starts no compose sequence. Most typing takes this path
+  /// instead of asking libxkbcommon each time.
+  private let plainKeys: [PlainKey?]
+
+  struct PlainKey {
+    var keysym: xkb_keysym_t
+    var character: UInt32
+    var edit: TextEdit
+  }
 
   /// Makes a decoder with nothing pressed.
   public init(layout: Layout) {
@@ -39,22 +51,48 @@ public final class KeystrokeDecoder {
       | layout.keymap.mask(ofModifier: XKB_MOD_NAME_ALT)
       | layout.keymap.mask(ofModifier: XKB_MOD_NAME_LOGO)
     numLockMask = layout.keymap.mask(ofModifier: XKB_MOD_NAME_NUM)
+    capsLockMask = layout.keymap.mask(ofModifier: XKB_MOD_NAME_CAPS)
+    var plainKeys = [PlainKey?](repeating: nil, count: max(layout.groupCount, 1) * 256)
+    for group in 0..<max(layout.groupCount, 1) {
+      let probe = XKBState(keymap: layout.keymap)
+      probe.lockGroup(group)
+      for code in UInt16(1)..<256 where probe.pressChangesNothing(code) {
+        let keysym = probe.keysym(code)
+        guard keysym != 0, !Self.isModifier(keysym), probe.compose(keysym) == .passThrough else {
+          probe.resetCompose()
+          continue
+        }
+        let character = probe.character(code)
+        plainKeys[group * 256 + Int(code)] = PlainKey(
+          keysym: keysym, character: character, edit: Self.edit(keysym: keysym, character: character))
+      }
+    }
+    self.plainKeys = plainKeys
   }
 
-  /// Applies one event and returns its edit. A repeat is taken as a second press.
-  public func feed(code: UInt16, value: KeyValue) -> TextEdit {
+  /// The plain key `code` is now: no modifier in effect, no dead key pending.
+  private func plainKey(_ code: UInt16) -> PlainKey? {
+    guard code < 256, state.effectiveModifiers == 0, !state.isComposing else { return nil }
+    return plainKeys[state.effectiveGroup * 256 + Int(code)]
+  }
+
+  /// Applies one event and returns its edit. A repeat is taken as a second
+  /// press. `keysym`, when the caller has it, is what `code` produces now.
+  public func feed(code: UInt16, value: KeyValue, keysym: xkb_keysym_t? = nil) -> TextEdit {
+    // A plain key changes no state: nothing to tell libxkbcommon.
+    if let plain = plainKey(code) { return value == .up ? .none : plain.edit }
     guard value != .up else {
       state.update(code, down: false)
       return .none
     }
-    let edit = edit(forPress: code)
+    let edit = edit(forPress: code, keysym: keysym)
     if value == .down { state.update(code, down: true) }
     return edit
   }
 
   /// The edit a press of `code` makes in the current state, without applying it.
-  public func edit(forPress code: UInt16) -> TextEdit {
-    let keysym = state.keysym(code)
+  public func edit(forPress code: UInt16, keysym known: xkb_keysym_t? = nil) -> TextEdit {
+    let keysym = known ?? state.keysym(code)
     if Self.isModifier(keysym) { return .none }
     if state.effectiveModifiers & shortcutModifiers != 0 {
       state.resetCompose()
@@ -66,6 +104,11 @@ public final class KeystrokeDecoder {
       return Unicode.Scalar(character).map(TextEdit.insert) ?? .none
     case .passThrough: break
     }
+    return Self.edit(keysym: keysym, character: state.character(code))
+  }
+
+  /// The edit of a press that is not a modifier, shortcut or compose step.
+  private static func edit(keysym: xkb_keysym_t, character: UInt32) -> TextEdit {
     switch Int32(bitPattern: keysym) {
     case XKB_KEY_BackSpace: return .backspace
     case XKB_KEY_Delete, XKB_KEY_KP_Delete: return .delete
@@ -81,7 +124,6 @@ public final class KeystrokeDecoder {
     case XKB_KEY_Page_Down, XKB_KEY_KP_Page_Down: return .move(.pageDown)
     default: break
     }
-    let character = state.character(code)
     if Layout.isPrintable(character), let scalar = Unicode.Scalar(character) {
       return .insert(scalar)
     }
@@ -107,8 +149,16 @@ extension KeystrokeDecoder {
   /// Whether `code` is a modifier, lock or group key in the current state.
   public func isModifier(_ code: UInt16) -> Bool { Self.isModifier(state.keysym(code)) }
 
-  /// Whether `code` types BackSpace in the current state.
-  func isBackspace(_ code: UInt16) -> Bool { state.keysym(code) == XKB_KEY_BackSpace }
+  /// The keysym `code` produces in the current state.
+  func keysym(_ code: UInt16) -> xkb_keysym_t { plainKey(code)?.keysym ?? state.keysym(code) }
+
+  /// Starts over from a fresh state with `down` keys held, for a decoder
+  /// that was not fed for a while (the engine skips decoding when nothing
+  /// needs the text).
+  func resynchronize(down: [Bool]) {
+    state = XKBState(keymap: state.keymap)
+    for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
+  }
 
   /// Whether Control, Alt or Super is in effect: the next key is a shortcut.
   var hasShortcutModifiers: Bool { state.effectiveModifiers & shortcutModifiers != 0 }
@@ -117,9 +167,15 @@ extension KeystrokeDecoder {
   /// key's character is not its plain one.
   var hasModifiers: Bool { state.effectiveModifiers & ~numLockMask != 0 }
 
+  /// Whether Caps Lock is locked and the Caps Lock key toggles it.
+  var isCapsLocked: Bool {
+    state.lockedModifiers & capsLockMask != 0 && state.keysym(KeyCode.capsLock) == XKB_KEY_Caps_Lock
+  }
+
   /// The character a press of `code` would type now, without applying it;
   /// 0 while a dead key waits for its base (the result is not the key's own).
   func predictedCharacter(_ code: UInt16) -> UInt32 {
-    state.isComposing ? 0 : state.character(code)
+    if let plain = plainKey(code) { return plain.character }
+    return state.isComposing ? 0 : state.character(code)
   }
 }

@@ -171,8 +171,8 @@ public final class Layout {
   }
 
   /// Fills the table with every character a single stroke types, keeping the
-  /// stroke with the fewest modifiers (then the lower group, then the lower
-  /// key code). Returns the keysym each chosen stroke produces.
+  /// best stroke for each (see ``offer(_:for:)``). Returns the keysym each
+  /// chosen stroke produces.
   private func buildStrokeTable(modifierKeys: [(key: UInt16, mask: UInt32)]) -> [Stroke: xkb_keysym_t] {
     let map = keymap.keymap
     var keysyms: [Stroke: xkb_keysym_t] = [:]

@@ -7,6 +7,9 @@ public struct TextModel: Sendable {
   public static let capacity = 256
 
   private var ring: [UInt32]
+  /// For a character the engine capitalized, the letter the user typed; 0
+  /// for a character as typed.
+  private var typedRing: [UInt32]
   private var end = 0
   public private(set) var count = 0
   /// True when older characters fell off the front, so the start of the model
@@ -16,6 +19,7 @@ public struct TextModel: Sendable {
   /// An empty model: nothing known.
   public init() {
     ring = [UInt32](repeating: 0, count: Self.capacity)
+    typedRing = [UInt32](repeating: 0, count: Self.capacity)
   }
 
   /// Whether nothing is known before the cursor.
@@ -28,9 +32,29 @@ public struct TextModel: Sendable {
     return Unicode.Scalar(ring[index]) ?? "\u{FFFD}"
   }
 
+  /// The character the user's key typed `offset` places before the cursor:
+  /// the lowercase letter where the engine typed its capital.
+  public subscript(typedFromEnd offset: Int) -> Unicode.Scalar {
+    let index = (end - 1 - offset + Self.capacity) % Self.capacity
+    return typedRing[index] == 0 ? self[fromEnd: offset] : Unicode.Scalar(typedRing[index]) ?? "\u{FFFD}"
+  }
+
+  /// Whether the engine capitalized the character `offset` places back.
+  public func isAutoCapitalized(fromEnd offset: Int) -> Bool {
+    precondition(offset >= 0 && offset < count)
+    return typedRing[(end - 1 - offset + Self.capacity) % Self.capacity] != 0
+  }
+
+  /// Records that the last character is the engine's capital of `typed`.
+  mutating func noteAutoCapitalized(typed: Unicode.Scalar) {
+    guard count > 0 else { return }
+    typedRing[(end - 1 + Self.capacity) % Self.capacity] = typed.value
+  }
+
   /// Adds a typed character.
   public mutating func append(_ character: Unicode.Scalar) {
     ring[end] = character.value
+    typedRing[end] = 0
     end = (end + 1) % Self.capacity
     if count == Self.capacity { isTruncated = true } else { count += 1 }
   }

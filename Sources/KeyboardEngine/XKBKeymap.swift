@@ -1,4 +1,5 @@
 import CEvdev
+import Glibc
 
 /// The XKB names (RMLVO) that select a keymap, as in /etc/default/keyboard.
 public struct LayoutNames: Equatable, Sendable, CustomStringConvertible {
@@ -119,6 +120,23 @@ final class XKBKeymap {
   }
 }
 
+/// libxkbcommon counts references to a keymap and a compose table without
+/// atomics (its issue #300), and a ``Layout`` may serve engines on several
+/// threads: states are made and freed under this lock. Keys never take it.
+private enum XKBReferences {
+  nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
+    let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    pthread_mutex_init(lock, nil)
+    return lock
+  }()
+
+  static func withLock<Result>(_ body: () -> Result) -> Result {
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    return body()
+  }
+}
+
 /// The state of a keyboard as an application sees it: `xkb_state` (modifiers,
 /// groups, locks) plus `xkb_compose_state` (dead keys).
 final class XKBState {
@@ -129,16 +147,22 @@ final class XKBState {
   /// Makes a state with nothing pressed (`xkb_state_new`, `xkb_compose_state_new`).
   init(keymap: XKBKeymap) {
     self.keymap = keymap
-    guard let state = xkb_state_new(keymap.keymap) else {
-      preconditionFailure("xkb_state_new failed: out of memory")
+    let (state, compose) = XKBReferences.withLock {
+      (
+        xkb_state_new(keymap.keymap),
+        keymap.composeTable.flatMap { xkb_compose_state_new($0, XKB_COMPOSE_STATE_NO_FLAGS) }
+      )
     }
+    guard let state else { preconditionFailure("xkb_state_new failed: out of memory") }
     self.state = state
-    self.compose = keymap.composeTable.flatMap { xkb_compose_state_new($0, XKB_COMPOSE_STATE_NO_FLAGS) }
+    self.compose = compose
   }
 
   deinit {
-    if let compose { xkb_compose_state_unref(compose) }
-    xkb_state_unref(state)
+    XKBReferences.withLock {
+      if let compose { xkb_compose_state_unref(compose) }
+      xkb_state_unref(state)
+    }
   }
 
   /// The keysym `code` produces now (`xkb_state_key_get_one_sym`).
@@ -153,17 +177,35 @@ final class XKBState {
 
   /// Applies a press or release (`xkb_state_update_key`).
   func update(_ code: UInt16, down: Bool) {
-    xkb_state_update_key(state, xkb_keycode_t(code) + 8, down ? XKB_KEY_DOWN : XKB_KEY_UP)
+    let changed = xkb_state_update_key(state, xkb_keycode_t(code) + 8, down ? XKB_KEY_DOWN : XKB_KEY_UP)
+    if changed.rawValue & XKB_STATE_MODS_EFFECTIVE.rawValue != 0 {
+      effectiveModifiers = xkb_state_serialize_mods(state, XKB_STATE_MODS_EFFECTIVE)
+    }
+    if changed.rawValue & XKB_STATE_LAYOUT_EFFECTIVE.rawValue != 0 {
+      effectiveGroup = Int(xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE))
+    }
   }
 
-  /// The modifiers in effect (`xkb_state_serialize_mods`).
-  var effectiveModifiers: UInt32 { xkb_state_serialize_mods(state, XKB_STATE_MODS_EFFECTIVE) }
+  /// Whether a press of `code` changes nothing in the state (a letter, not a
+  /// modifier, lock or group key): tried on this state, which is then reset.
+  func pressChangesNothing(_ code: UInt16) -> Bool {
+    let changed = xkb_state_update_key(state, xkb_keycode_t(code) + 8, XKB_KEY_DOWN)
+    xkb_state_update_key(state, xkb_keycode_t(code) + 8, XKB_KEY_UP)
+    return changed.rawValue == 0
+  }
+
+  /// The modifiers in effect (`xkb_state_serialize_mods`), kept up to date
+  /// by ``update(_:down:)``: read on every key, changed by few.
+  private(set) var effectiveModifiers: UInt32 = 0
 
   /// The modifiers held down right now, without latches and locks.
   var depressedModifiers: UInt32 { xkb_state_serialize_mods(state, XKB_STATE_MODS_DEPRESSED) }
 
+  /// The modifiers locked (Caps Lock, Num Lock).
+  var lockedModifiers: UInt32 { xkb_state_serialize_mods(state, XKB_STATE_MODS_LOCKED) }
+
   /// The group in effect (`xkb_state_serialize_layout`).
-  var effectiveGroup: Int { Int(xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE)) }
+  private(set) var effectiveGroup = 0
 
   /// What feeding `keysym` to the compose state gives.
   enum ComposeStep: Equatable {
@@ -213,5 +255,7 @@ extension XKBState {
   /// Locks `group` with no modifier set (`xkb_state_update_mask`).
   func lockGroup(_ group: Int) {
     xkb_state_update_mask(state, 0, 0, 0, 0, 0, xkb_layout_index_t(group))
+    effectiveModifiers = xkb_state_serialize_mods(state, XKB_STATE_MODS_EFFECTIVE)
+    effectiveGroup = Int(xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE))
   }
 }

@@ -2,13 +2,15 @@ import ArgumentParser
 import Glibc
 
 /// The `vkbd` command: the daemon and the tools around it.
-@main
 struct VKBD: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "vkbd",
     abstract: "A keyboard daemon: layout-true snippets and phone-keyboard typing aids below the display server.",
     version: "0.1.0",
-    subcommands: [Simulate.self]
+    subcommands: [
+      Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
+      ReleaseAll.self, Snippets.self, Expand.self, Check.self, Config.self, Simulate.self,
+    ]
   )
 }
 

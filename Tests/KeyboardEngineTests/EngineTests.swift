@@ -1,5 +1,6 @@
 import AllocationCounter
 import CEvdev
+import TestSupport
 import Testing
 
 @testable import KeyboardEngine
@@ -40,7 +41,26 @@ struct EngineDriver {
         OutputKey(code: UInt16(KEY_LEFTSHIFT), value: .down), OutputKey(code: UInt16(KEY_H), value: .down),
         OutputKey(code: UInt16(KEY_H), value: .up), OutputKey(code: UInt16(KEY_LEFTSHIFT), value: .up),
       ])
-    #expect(driver.engine.text.text == "H")
+  }
+
+  @Test func theTextIsDecodedOnlyWhenAnAidOrASnippetNeedsIt() {
+    let plain = Engine(layout: Layouts.us, configuration: .allOff)
+    let withSnippet = Engine(
+      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Snippet(trigger: ";x", replace: "y")]))
+    for engine in [plain, withSnippet] {
+      var output = KeyOutput()
+      for (code, value) in [(KEY_LEFTSHIFT, KeyValue.down), (KEY_H, .down), (KEY_H, .up), (KEY_LEFTSHIFT, .up)] {
+        engine.handle(KeyEvent(code: UInt16(code), value: value, time: .milliseconds(0)), into: &output)
+      }
+    }
+    #expect(plain.text.text == "")
+    #expect(withSnippet.text.text == "H")
+    // Turned on later, an aid starts from the keymap state of the keys held.
+    var output = KeyOutput()
+    plain.handle(KeyEvent(code: UInt16(KEY_LEFTSHIFT), value: .down, time: .milliseconds(1)), into: &output)
+    plain.configuration = EngineConfiguration()
+    plain.handle(KeyEvent(code: UInt16(KEY_J), value: .down, time: .milliseconds(2)), into: &output)
+    #expect(plain.text.text == "J")
   }
 
   @Test func aKeyHeldOnTwoDevicesIsPressedOnceAndReleasedWithTheLast() {
@@ -138,7 +158,7 @@ struct EngineDriver {
     let engine = Engine(layout: Layouts.us, configuration: .allOff)
     let events = Self.typing([KEY_H, KEY_E, KEY_L, KEY_O, KEY_SPACE, KEY_LEFTSHIFT, KEY_W])
     #expect(Self.allocations(typing: events, on: engine) == 0)
-    #expect(engine.text.count > 0)
+    #expect(engine.text.isEmpty)  // nothing needs the text: the keys go out undecoded
   }
 
   @Test func typingWithEveryAidAllocatesNothing() {
@@ -156,13 +176,47 @@ struct EngineDriver {
     #expect(engine.text.isEmpty)  // the held Backspace deleted it all
   }
 
-  @Test func theShiftPressedForACapitalIsReleasedWithItsKey() {
+  @Test func typingWithTenThousandSnippetsLoadedAllocatesNothing() {
+    let engine = Engine(layout: Layouts.us, snippets: randomSnippets(10_000))
+    let events = Self.typing([KEY_H, KEY_E, KEY_L, KEY_L, KEY_O, KEY_SPACE, KEY_W, KEY_O, KEY_R, KEY_L, KEY_D])
+    #expect(Self.allocations(typing: events, on: engine) == 0)
+    #expect(engine.text.count > 0)
+  }
+
+  @Test func pausedTheEngineIsAPurePassThrough() {
+    var driver = EngineDriver(configuration: EngineConfiguration())
+    driver.engine.isPaused = true
+    for key in [KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_SPACE, KEY_W] { driver.tap(key) }
+    #expect(
+      driver.emitted.filter { $0.value == .down }.map(\.code)
+        == [KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_SPACE, KEY_W].map(UInt16.init))
+  }
+
+  @Test func theToggleChordPausesAndResumesAndNeverReachesTheApplication() {
+    var configuration = EngineConfiguration()
+    configuration.toggleChord = [KeyCode.rightCtrl, UInt16(KEY_PAUSE)]
+    var driver = EngineDriver(configuration: configuration)
+    driver.send(KEY_RIGHTCTRL, .down)
+    driver.tap(KEY_PAUSE)
+    driver.send(KEY_RIGHTCTRL, .up)
+    #expect(driver.engine.isPaused)
+    #expect(!driver.emitted.contains { $0.code == UInt16(KEY_PAUSE) })
+    #expect(driver.emitted.map(\.code) == [KeyCode.rightCtrl, KeyCode.rightCtrl])
+    driver.send(KEY_RIGHTCTRL, .down)
+    driver.tap(KEY_PAUSE)
+    driver.send(KEY_RIGHTCTRL, .up)
+    #expect(!driver.engine.isPaused)
+    driver.tap(KEY_PAUSE)  // alone it is an ordinary key
+    #expect(driver.emitted.filter { $0.code == UInt16(KEY_PAUSE) }.count == 2)
+  }
+
+  @Test func theShiftPressedForACapitalGoesUpRightAfterTheCapital() {
     var driver = EngineDriver(configuration: EngineConfiguration())
     for key in [KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_W] { driver.tap(key) }
     #expect(
       driver.emitted.suffix(4) == [
         OutputKey(code: KeyCode.leftShift, value: .down), OutputKey(code: UInt16(KEY_W), value: .down),
-        OutputKey(code: UInt16(KEY_W), value: .up), OutputKey(code: KeyCode.leftShift, value: .up),
+        OutputKey(code: KeyCode.leftShift, value: .up), OutputKey(code: UInt16(KEY_W), value: .up),
       ])
     #expect(driver.engine.heldOutputKeys.isEmpty)
   }

@@ -19,6 +19,14 @@ enum Simulation {
     return layout
   }
 
+  /// `script` run with the config `yaml` (snippets and all) on `layout`.
+  static func run(_ script: String, layout: String = "us", config yaml: String) throws -> SimulationResult {
+    let configuration = try ConfigLoader.parse(yaml, file: "test.yaml")
+    return try SimulationResult(
+      script: script, layout: Simulation.layout(layout), configuration: configuration.engine,
+      snippets: SnippetMatcher(configuration.snippets))
+  }
+
   /// The text a field shows after `script`.
   static func text(
     _ script: String, layout: String = "us", configuration: EngineConfiguration = EngineConfiguration()

@@ -1,3 +1,4 @@
+import Glibc
 import KeyboardEngine
 import Yams
 
@@ -9,12 +10,26 @@ enum ConfigLoader {
   /// The keys a config file may have at its top level.
   static let topLevelKeys = [
     "autocapitalize", "autocapitalize_after_reset", "double_space_period", "double_space_timeout_ms",
-    "backspace", "layout",
+    "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
+    "devices", "toggle_key", "control_socket", "control_group",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
   ]
   static let layoutKeys = ["rules", "model", "layout", "variant", "options"]
+  static let expansionKeys = ["burst_keys", "gap_ms"]
+  static let deviceKeys = ["include", "exclude"]
+
+  /// The embedded default (see ``Configuration/embeddedDefaultText``).
+  static func embeddedDefault() -> Configuration {
+    do {
+      var configuration = try parse(Configuration.embeddedDefaultText, file: Configuration.embeddedName)
+      configuration.source = Configuration.embeddedName
+      return configuration
+    } catch {
+      preconditionFailure("the embedded default config is invalid: \(error)")
+    }
+  }
 
   /// Reads and checks the file at `path`.
   static func load(path: String) throws(ConfigErrors) -> Configuration {
@@ -27,23 +42,73 @@ enum ConfigLoader {
     return try parse(text, file: path)
   }
 
+  /// What a command reads without `--config`.
+  enum Fallback {
+    /// The embedded default (`simulate`).
+    case embeddedDefault
+    /// The daemon's config file, or the embedded default when it does not
+    /// exist (`run`, `check`).
+    case daemonFile
+  }
+
+  /// The config from `path`, else the fallback.
+  static func load(path: String?, fallback: Fallback) throws(ConfigErrors) -> Configuration {
+    if let path { return try load(path: path) }
+    if fallback == .daemonFile && access(defaultPath, F_OK) == 0 { return try load(path: defaultPath) }
+    return embeddedDefault()
+  }
+
+  /// The config for a command: from `path`, else the fallback. Prints the
+  /// warnings; prints every problem and exits 78 (EX_CONFIG) when there are any.
+  static func loadReporting(path: String?, fallback: Fallback) throws -> Configuration {
+    let configuration: Configuration
+    do {
+      configuration = try load(path: path, fallback: fallback)
+    } catch {
+      for problem in error.problems { printError(problem.description) }
+      throw SysExit.config
+    }
+    for warning in configuration.warnings { printError("warning: \(warning)") }
+    return configuration
+  }
+
   /// Reads and checks config text; `file` names it in problems.
   static func parse(_ text: String, file: String) throws(ConfigErrors) -> Configuration {
     var reader = YAMLReader(file: file)
     var configuration = Configuration()
     configuration.source = file
-    if let root = reader.compose(text) {
-      read(root, into: &configuration, reader: &reader)
+    var snippets = SnippetLoader()
+    if let root = reader.compose(text), !Self.isEmptyDocument(root) {
+      read(root, into: &configuration, reader: &reader, snippets: &snippets)
     }
-    guard reader.problems.isEmpty else {
-      throw ConfigErrors(problems: reader.problems.sorted { ($0.line, $0.column) < ($1.line, $1.column) })
-    }
+    snippets.finish()
+    configuration.snippets = snippets.snippets
+    configuration.snippetFiles = snippets.files
+    configuration.warnings = Self.sorted(reader.warnings) + Self.sorted(snippets.warnings)
+    let problems = Self.sorted(reader.problems) + Self.sorted(snippets.problems)
+    guard problems.isEmpty else { throw ConfigErrors(problems: problems) }
     return configuration
+  }
+
+  /// Problems by file (in order of first appearance), then line and column.
+  private static func sorted(_ problems: [ConfigProblem]) -> [ConfigProblem] {
+    var order: [String: Int] = [:]
+    for problem in problems where order[problem.file] == nil { order[problem.file] = order.count }
+    return problems.sorted { (order[$0.file]!, $0.line, $0.column) < (order[$1.file]!, $1.line, $1.column) }
+  }
+
+  private static func isEmptyDocument(_ root: Node) -> Bool {
+    if case .scalar(let scalar) = root, scalar.style == .plain, scalar.string.isEmpty || scalar.string == "null" {
+      return true
+    }
+    return false
   }
 
   private static let milliseconds: ClosedRange<Int64> = 1...60_000
 
-  private static func read(_ root: Node, into configuration: inout Configuration, reader: inout YAMLReader) {
+  private static func read(
+    _ root: Node, into configuration: inout Configuration, reader: inout YAMLReader, snippets: inout SnippetLoader
+  ) {
     guard let entries = reader.entries(of: root, named: "config", allowed: topLevelKeys) else { return }
     var engine = configuration.engine
     for (key, value) in entries {
@@ -61,6 +126,47 @@ enum ConfigLoader {
         readBackspace(value, into: &engine.backspace, reader: &reader)
       case "layout":
         configuration.layout = readLayout(value, reader: &reader)
+      case "unicode_input":
+        engine.expansion.unicodeInput = reader.choice(value, key: key) ?? engine.expansion.unicodeInput
+      case "newline":
+        engine.expansion.newline = reader.choice(value, key: key) ?? engine.expansion.newline
+      case "undo_backspace":
+        engine.expansion.undoBackspace = reader.bool(value, key: key) ?? engine.expansion.undoBackspace
+      case "expansion":
+        readExpansion(value, into: &engine.expansion, reader: &reader)
+      case "snippets":
+        let directory = reader.file == Configuration.embeddedName ? "." : SnippetLoader.directory(of: reader.file)
+        for item in reader.list(value, key: key) ?? [] {
+          guard let pattern = reader.string(item, key: key) else { continue }
+          snippets.load(entry: pattern, relativeTo: directory, reader: &reader, at: item)
+        }
+      case "matches":
+        snippets.readMatches(value, reader: &reader)
+      case "devices":
+        configuration.devices = readDevices(value, reader: &reader)
+      case "toggle_key":
+        guard let text = reader.string(value, key: key) else { break }
+        do {
+          engine.toggleChord = text.isEmpty ? [] : try KeyNames.chord(text)
+        } catch {
+          reader.report("toggle_key: unknown key name '\(error.name)' (a chord like rightctrl+pause)", at: value)
+        }
+      case "control_socket":
+        guard let path = reader.string(value, key: key) else { break }
+        if path.hasPrefix("/") && path.utf8.count < 108 {  // sun_path holds 108 bytes
+          configuration.controlSocket = path
+        } else {
+          reader.report("control_socket must be an absolute path shorter than 108 bytes", at: value)
+        }
+      case "control_group":
+        guard let name = reader.string(value, key: key) else { break }
+        if name.isEmpty {
+          configuration.controlGroup = nil
+        } else if getgrnam(name) != nil {
+          configuration.controlGroup = name
+        } else {
+          reader.report("control_group: no group named '\(name)'", at: value)
+        }
       default:
         preconditionFailure("key \(key) is allowed but not read")
       }
@@ -92,6 +198,36 @@ enum ConfigLoader {
         preconditionFailure("key \(key) is allowed but not read")
       }
     }
+  }
+
+  private static func readExpansion(
+    _ node: Node, into expansion: inout ExpansionConfiguration, reader: inout YAMLReader
+  ) {
+    guard let entries = reader.entries(of: node, named: "expansion", allowed: expansionKeys) else { return }
+    for (key, value) in entries {
+      let name = "expansion.\(key)"
+      switch key {
+      case "burst_keys":
+        expansion.burstKeys = reader.integer(value, key: name, in: 1...30).map(Int.init) ?? expansion.burstKeys
+      case "gap_ms":
+        expansion.burstGapMilliseconds =
+          reader.integer(value, key: name, in: 0...1000) ?? expansion.burstGapMilliseconds
+      default:
+        preconditionFailure("key \(key) is allowed but not read")
+      }
+    }
+  }
+
+  private static func readDevices(_ node: Node, reader: inout YAMLReader) -> DeviceFilter {
+    var filter = DeviceFilter()
+    guard let entries = reader.entries(of: node, named: "devices", allowed: deviceKeys) else { return filter }
+    for (key, value) in entries {
+      let names = (reader.list(value, key: "devices.\(key)") ?? []).compactMap {
+        reader.string($0, key: "devices.\(key)")
+      }
+      if key == "include" { filter.include = names } else { filter.exclude = names }
+    }
+    return filter
   }
 
   private static func readLayout(_ node: Node, reader: inout YAMLReader) -> LayoutNames? {

@@ -1,3 +1,4 @@
+import Glibc
 import KeyboardEngine
 
 /// The daemon's whole configuration, as read from the config file.
@@ -6,14 +7,129 @@ struct Configuration {
   var engine = EngineConfiguration()
   /// The XKB names of the layout; nil means the system's (see ``SystemKeyboard``).
   var layout: LayoutNames?
+  /// The snippets, from the files named and the inline matches.
+  var snippets: [Snippet] = []
+  /// The match files read.
+  var snippetFiles: [String] = []
+  /// Which keyboards to grab.
+  var devices = DeviceFilter()
+  /// The control socket's path.
+  var controlSocket = "/run/vkbd/control.sock"
+  /// A group whose members may use the control socket (besides root).
+  var controlGroup: String?
+  /// What was skipped while loading (unsupported espanso kinds…).
+  var warnings: [ConfigProblem] = []
   /// Where it came from: a path, or ``Configuration/embeddedName``.
   var source = Configuration.embeddedName
 
   /// The name the embedded default goes by in messages.
   static let embeddedName = "(embedded default)"
 
+  /// The configuration the daemon runs on without a config file: every
+  /// default, the system's layout, and the starter snippets.
+  static let embeddedDefaultText = #"""
+    # vkbd configuration (/etc/vkbd/config.yaml). See vkbd.yaml(5).
+    autocapitalize: true
+    autocapitalize_after_reset: false
+    double_space_period: true
+    double_space_timeout_ms: 1100
+    backspace:
+      accelerate: true
+      repeat_delay_ms: 400
+      repeat_interval_ms: 50
+      words_after: 20
+      word_interval_ms: 250
+    # layout: the system's (/etc/default/keyboard), else us. To choose one:
+    # layout:
+    #   layout: de
+    #   variant: ""
+    #   options: ""
+    unicode_input: ctrl-shift-u
+    newline: enter
+    undo_backspace: true
+    expansion:
+      burst_keys: 15
+      gap_ms: 8
+    # A chord that pauses and resumes vkbd (never typed), like rightctrl+pause.
+    toggle_key: ""
+    # The control socket, for root and (with mode 0660) control_group.
+    control_socket: /run/vkbd/control.sock
+    control_group: ""
+    # Keyboards to grab, by name or vendor:product (hex); include empty: all.
+    devices:
+      include: []
+      exclude: []
+    # Match files in espanso's format, relative to this file; globs work.
+    snippets: []
+    matches:
+      - trigger: ";date"
+        replace: "{{today}}"
+        vars:
+          - name: today
+            type: date
+            params:
+              format: "%Y-%m-%d"
+      - trigger: ";time"
+        replace: "{{now}}"
+        vars:
+          - name: now
+            type: date
+            params:
+              format: "%H:%M"
+      - trigger: ";shrug"
+        replace: '¯\_(ツ)_/¯'
+
+    """#
+
+  /// The files of this configuration that someone other than their reader
+  /// (root, for the daemon) could edit: owned by another user, writable by
+  /// group or others, or in a directory that is (but for a sticky one, like
+  /// /tmp, where others cannot replace what they do not own). The daemon
+  /// sees every keystroke and types what these files say, so it refuses
+  /// them (DESIGN 1.5).
+  func filesOthersCouldEdit() -> [ConfigProblem] {
+    let files = (source == Configuration.embeddedName ? [] : [source]) + snippetFiles
+    return files.compactMap { file in
+      var info = stat()
+      guard stat(file, &info) == 0 else { return nil }
+      var why: String?
+      if info.st_uid != geteuid() {
+        why = "is owned by uid \(info.st_uid)"
+      } else if info.st_mode & 0o022 != 0 {
+        why = "is writable by its group or others"
+      } else {
+        let directory = SnippetLoader.directory(of: file)
+        var parent = stat()
+        if stat(directory, &parent) == 0 {
+          if parent.st_uid != geteuid() && parent.st_uid != 0 {
+            why = "is in \(directory), which uid \(parent.st_uid) owns"
+          } else if parent.st_mode & 0o022 != 0 && parent.st_mode & S_ISVTX == 0 {
+            why = "is in \(directory), which its group or others can write to"
+          }
+        }
+      }
+      return why.map {
+        ConfigProblem(file: file, line: 1, column: 1, message: "\($0): vkbd refuses files that others could edit")
+      }
+    }
+  }
+
   /// The layout to use: the configured one, else the system's.
   var resolvedLayout: LayoutNames { layout ?? SystemKeyboard.layoutNames() }
+}
+
+/// Which keyboards vkbd grabs: by name or `vendor:product` (hex).
+struct DeviceFilter: Equatable {
+  /// Only these; empty means every keyboard.
+  var include: [String] = []
+  /// Never these.
+  var exclude: [String] = []
+
+  /// Whether a keyboard with `name` and `vendorProduct` is to be grabbed.
+  func admits(name: String, vendorProduct: String) -> Bool {
+    let matches = { (entry: String) in entry == name || entry.lowercased() == vendorProduct }
+    return (include.isEmpty || include.contains(where: matches)) && !exclude.contains(where: matches)
+  }
 }
 
 /// One problem in a config file, at a place in it.
@@ -32,15 +148,19 @@ struct ConfigErrors: Error, CustomStringConvertible {
   var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
-/// The keyboard the system is set up with, from /etc/default/keyboard
-/// (Debian's keyboard-configuration, read by console-setup and localed).
+/// The keyboard the system is set up with: Debian's /etc/default/keyboard
+/// (keyboard-configuration, read by console-setup and localed), else the
+/// XKB settings systemd-localed keeps in /etc/vconsole.conf.
 enum SystemKeyboard {
-  static let path = "/etc/default/keyboard"
+  static let paths = ["/etc/default/keyboard", "/etc/vconsole.conf"]
 
-  /// The names in /etc/default/keyboard, or `us` without it.
-  static func layoutNames(path: String = SystemKeyboard.path) -> LayoutNames {
-    guard let contents = try? readFile(path) else { return LayoutNames() }
-    return layoutNames(fromShellAssignments: contents)
+  /// The names in the first of ``paths`` that sets XKBLAYOUT, or `us`.
+  static func layoutNames(paths: [String] = SystemKeyboard.paths) -> LayoutNames {
+    for path in paths {
+      guard let contents = try? readFile(path), contents.contains("XKBLAYOUT=") else { continue }
+      return layoutNames(fromShellAssignments: contents)
+    }
+    return LayoutNames()
   }
 
   /// Reads `XKBLAYOUT="de"`-style lines; unknown lines are ignored.

@@ -5,11 +5,19 @@ import Yams
 struct YAMLReader {
   let file: String
   private(set) var problems: [ConfigProblem] = []
+  /// What is skipped but does not stop the file from loading.
+  private(set) var warnings: [ConfigProblem] = []
 
   init(file: String) { self.file = file }
 
   /// Parses YAML text into a tree; nil (with a problem) when it is not YAML.
   mutating func compose(_ text: String) -> Node? {
+    if let line = Self.lineNestingTooDeep(text) {
+      problems.append(
+        ConfigProblem(
+          file: file, line: line, column: 1, message: "YAML nests deeper than \(Self.maximumNesting) levels"))
+      return nil
+    }
     do {
       return try Yams.compose(yaml: text)
     } catch let error as YamlError {
@@ -26,9 +34,18 @@ struct YAMLReader {
     problems.append(ConfigProblem(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
   }
 
+  /// Records a warning at `node`.
+  mutating func warn(_ message: String, at node: Node?) {
+    let mark = node?.mark
+    warnings.append(ConfigProblem(file: file, line: mark?.line ?? 1, column: mark?.column ?? 1, message: message))
+  }
+
   /// The entries of a mapping, checked against the keys allowed, with
-  /// duplicate and unknown keys reported. Nil when `node` is not a mapping.
-  mutating func entries(of node: Node, named name: String, allowed: [String]) -> [(key: String, value: Node)]? {
+  /// duplicate and unknown keys reported (naming the `known` ones, by default
+  /// all allowed). Nil when `node` is not a mapping.
+  mutating func entries(
+    of node: Node, named name: String, allowed: [String], known: [String]? = nil
+  ) -> [(key: String, value: Node)]? {
     guard case .mapping(let mapping) = node else {
       report("\(name) must be a mapping of keys to values", at: node)
       return nil
@@ -42,7 +59,7 @@ struct YAMLReader {
       }
       let key = scalar.string
       guard allowed.contains(key) else {
-        report("\(name): unknown key '\(key)' (known: \(allowed.joined(separator: ", ")))", at: keyNode)
+        report("\(name): unknown key '\(key)' (known: \((known ?? allowed).joined(separator: ", ")))", at: keyNode)
         continue
       }
       guard seen.insert(key).inserted else {
@@ -90,15 +107,82 @@ struct YAMLReader {
     return nil
   }
 
+  /// One of an enumeration's raw values.
+  mutating func choice<Choice: RawRepresentable & CaseIterable>(_ node: Node, key: String) -> Choice?
+  where Choice.RawValue == String {
+    guard let text = string(node, key: key) else { return nil }
+    if let value = Choice(rawValue: text) { return value }
+    let known = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+    report("\(key) must be one of \(known), not '\(text)'", at: node)
+    return nil
+  }
+
   /// A list; a single value stands for a list of one.
   mutating func list(_ node: Node, key: String) -> [Node]? {
     switch node {
     case .sequence(let sequence): return Array(sequence)
+    case .scalar(let scalar) where scalar.style == .plain && (scalar.string.isEmpty || scalar.string == "null"):
+      return []  // `key:` with nothing after it
     case .scalar: return [node]
     default:
       report("\(key) must be a list", at: node)
       return nil
     }
+  }
+
+  /// The deepest nesting read. Deeper text is refused before it is parsed:
+  /// the parser recurses once a level and could run out of stack.
+  static let maximumNesting = 100
+
+  /// The line where flow collections (`[`, `{`) or block indentation go
+  /// deeper than ``maximumNesting``; nil when they never do. Quotes and
+  /// comments are skipped.
+  static func lineNestingTooDeep(_ text: String) -> Int? {
+    var line = 1
+    var depth = 0
+    var quote: UInt8?
+    var escaped = false
+    var inComment = false
+    var atLineStart = true
+    var indentation = 0
+    for byte in text.utf8 {
+      if byte == UInt8(ascii: "\n") {
+        line += 1
+        inComment = false
+        atLineStart = true
+        indentation = 0
+        continue
+      }
+      if atLineStart {
+        if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") {
+          indentation += 1
+          if indentation > 2 * maximumNesting { return line }
+          continue
+        }
+        atLineStart = false
+      }
+      if inComment { continue }
+      if let open = quote {
+        if escaped {
+          escaped = false
+        } else if byte == UInt8(ascii: "\\") && open == UInt8(ascii: "\"") {
+          escaped = true
+        } else if byte == open {
+          quote = nil
+        }
+        continue
+      }
+      switch byte {
+      case UInt8(ascii: "\""), UInt8(ascii: "'"): quote = byte
+      case UInt8(ascii: "#"): inComment = true
+      case UInt8(ascii: "["), UInt8(ascii: "{"):
+        depth += 1
+        if depth > maximumNesting { return line }
+      case UInt8(ascii: "]"), UInt8(ascii: "}"): depth = max(depth - 1, 0)
+      default: break
+      }
+    }
+    return nil
   }
 
   static func problem(from error: YamlError, file: String, text: String) -> ConfigProblem {

@@ -77,11 +77,11 @@ enum Script {
     case "tap":
       let names = words()
       guard names.count == 1 else { throw fail("tap takes one chord, like leftctrl+v") }
-      var codes: [UInt16] = []
-      for name in names[0].split(separator: "+", omittingEmptySubsequences: false) {
-        codes.append(try key(name))
+      do {
+        return .tap(try KeyNames.chord(names[0]))
+      } catch {
+        throw fail("unknown key name '\(error.name)'")
       }
-      return .tap(codes)
     case "press": return .press(try oneKey())
     case "release": return .release(try oneKey())
     case "wait":

@@ -42,9 +42,28 @@ extension VKBD {
             words_after: 20                repeated characters before whole words
             word_interval_ms: 250          then one word every interval
           layout:                          XKB names; default /etc/default/keyboard, else us
+            rules: evdev
+            model: pc105
             layout: us
             variant: ""
             options: ""
+          snippets: []                     espanso match files, directories or globs
+          matches: []                      inline matches in espanso's format
+          unicode_input: ctrl-shift-u      a character the layout lacks: ctrl-shift-u or none
+          newline: enter                   a newline in a replacement: enter or shift-enter
+          undo_backspace: true             Backspace right after an expansion undoes it
+          expansion:
+            burst_keys: 15                 key events per burst (1-30)
+            gap_ms: 8                      wait between bursts
+          toggle_key: ""                   a chord that pauses and resumes vkbd, like rightctrl+pause
+          control_socket: /run/vkbd/control.sock   the daemon's control socket
+          control_group: ""                a group allowed to use it (socket mode 0660)
+          devices:                         keyboards vkbd run grabs, by name or vendor:product
+            include: []                    only these (empty: every keyboard)
+            exclude: []                    never these
+
+        Without --config the embedded default is used, with the starter snippets
+        ;date, ;time and ;shrug.
 
         EXIT STATUS
           0 success, 64 bad arguments, 65 a bad script line, 78 a bad config file.
@@ -73,15 +92,7 @@ extension VKBD {
     }
 
     func run() throws {
-      var configuration = Configuration()
-      if let config {
-        do {
-          configuration = try ConfigLoader.load(path: config)
-        } catch {
-          for problem in error.problems { printError(problem.description) }
-          throw SysExit.config
-        }
-      }
+      var configuration = try ConfigLoader.loadReporting(path: config, fallback: .embeddedDefault)
       if let layout, let names = LayoutNames(parsing: layout) {
         var merged = names
         merged.options = configuration.layout?.options ?? ""
@@ -103,7 +114,9 @@ extension VKBD {
       }
       let result: SimulationResult
       do {
-        result = try SimulationResult(script: source, layout: layout, configuration: configuration.engine)
+        result = try SimulationResult(
+          script: source, layout: layout, configuration: configuration.engine,
+          snippets: SnippetMatcher(configuration.snippets))
       } catch {
         printError(error.description)
         throw SysExit.dataError
@@ -123,8 +136,12 @@ struct SimulationResult {
   var text: String
 
   /// Runs `script` on a fresh engine; throws the first bad line.
-  init(script: String, layout: Layout, configuration: EngineConfiguration) throws(ScriptError) {
-    var simulator = Simulator(engine: Engine(layout: layout, configuration: configuration))
+  init(
+    script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([])
+  ) throws(ScriptError) {
+    let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
+    engine.onNotice = { printError($0.description) }
+    var simulator = Simulator(engine: engine)
     try simulator.run(Script.parse(script))
     simulator.finish()
     var field = TextField(layout: layout)

@@ -1,3 +1,4 @@
+import CEvdev
 import KeyboardEngine
 
 /// A text field in an application on a desktop: it receives the virtual
@@ -13,6 +14,9 @@ struct TextField {
   private(set) var cursor = 0
   /// The key the desktop is repeating and when it repeats next.
   private var repeating: (code: UInt16, next: Instant)?
+  /// The hex digits typed since Ctrl+Shift+U, while code point input is on
+  /// (GTK's and IBus's: the digits, then Space or Enter commits).
+  private var codePoint: [Unicode.Scalar]?
 
   init(layout: Layout) { decoder = KeystrokeDecoder(layout: layout) }
 
@@ -48,6 +52,14 @@ struct TextField {
   }
 
   private mutating func apply(_ edit: TextEdit) {
+    if case .shortcut(let keysym) = edit, keysym == UInt32(XKB_KEY_U) {  // Ctrl+Shift+U
+      codePoint = []
+      return
+    }
+    if let digits = codePoint {
+      inputCodePoint(digits, edit)
+      return
+    }
     switch edit {
     case .insert(let character):
       characters.insert(character, at: cursor)
@@ -73,6 +85,26 @@ struct TextField {
       while cursor < characters.count, characters[cursor] != "\n" { cursor += 1 }
     case .move, .shortcut, .unknown, .none:
       break
+    }
+  }
+
+  /// One edit while code point input is on.
+  private mutating func inputCodePoint(_ digits: [Unicode.Scalar], _ edit: TextEdit) {
+    switch edit {
+    case .none:
+      return
+    case .insert(let digit) where digit.properties.isASCIIHexDigit && digits.count < 8:
+      codePoint = digits + [digit]
+    case .insert(" "), .insert("\n"):
+      codePoint = nil
+      if let value = UInt32(String(String.UnicodeScalarView(digits)), radix: 16), let character = Unicode.Scalar(value)
+      {
+        apply(.insert(character))
+      }
+    case .backspace:
+      codePoint = digits.isEmpty ? nil : Array(digits.dropLast())
+    default:
+      codePoint = nil  // anything else cancels
     }
   }
 }

@@ -1,0 +1,127 @@
+import Benchmark
+import KeyboardEngine
+import TestSupport
+
+/// The engine's cost per key event (DESIGN 1.1: well under a microsecond, no
+/// allocation), for the paths a keystroke can take. Each benchmark feeds one
+/// event per scaled iteration, so results read per event.
+let benchmarks: @Sendable () -> Void = {
+  Benchmark.defaultConfiguration = .init(
+    metrics: [.wallClock, .throughput, .mallocCountTotal],
+    scalingFactor: .kilo,
+    maxDuration: .seconds(2),
+    maxIterations: 10_000
+  )
+
+  Benchmark("pass-through, every aid off") { benchmark in
+    Feeder.named("off") { Feeder(configuration: .allOff) }.feed(benchmark.scaledIterations.count)
+  }
+  Benchmark("prose, every aid on") { benchmark in
+    Feeder.named("aids") { Feeder() }.feed(benchmark.scaledIterations.count)
+  }
+  Benchmark("prose, every aid on, 10 snippets") { benchmark in
+    Feeder.named("10") { Feeder(snippets: randomSnippets(10)) }.feed(benchmark.scaledIterations.count)
+  }
+  Benchmark("prose, every aid on, 10000 snippets") { benchmark in
+    Feeder.named("10000") { Feeder(snippets: randomSnippets(10_000)) }.feed(benchmark.scaledIterations.count)
+  }
+  Benchmark("prose then a held Backspace") { benchmark in
+    Feeder.named("backspace") { Feeder(holdingBackspace: true) }.feed(benchmark.scaledIterations.count)
+  }
+  Benchmark("one 2000-character expansion", configuration: .init(scalingFactor: .one)) { benchmark in
+    Feeder.named("expansion") { Feeder(expansion: 2000) }.expandOnce()
+  }
+}
+
+/// An engine fed an endless stream of key events on a virtual clock.
+final class Feeder {
+  nonisolated(unsafe) static var feeders: [String: Feeder] = [:]
+  nonisolated(unsafe) static let layout = try! Layout(names: LayoutNames(layout: "us"))
+
+  /// The feeder kept under `name`, made once (engine and tables are load-time work).
+  static func named(_ name: String, make: () -> Feeder) -> Feeder {
+    if let feeder = feeders[name] { return feeder }
+    let feeder = make()
+    feeders[name] = feeder
+    return feeder
+  }
+
+  static let prose = """
+    The quick brown fox jumps over the lazy dog.  Then it sleeps, and the dog wakes up; \
+    what a day it was for both of them!  Tomorrow they will do it again, at nine.
+    """
+
+  let engine: Engine
+  private var events: [KeyEvent] = []
+  private var index = 0
+  private var offset: Int64 = 0
+  private var output = KeyOutput()
+  private var span: Int64 = 0
+
+  init(
+    configuration: EngineConfiguration = EngineConfiguration(), snippets: SnippetMatcher = SnippetMatcher([]),
+    holdingBackspace: Bool = false, expansion: Int = 0
+  ) {
+    var snippets = snippets
+    if expansion > 0 {
+      let text = String((0..<expansion).map { Array("abcdefghij klmnopqrstuvwxyz, ")[$0 % 29] })
+      snippets = SnippetMatcher([Snippet(trigger: ";long", replace: text)])
+    }
+    engine = Engine(layout: Self.layout, configuration: configuration, snippets: snippets)
+    var time: Int64 = 0
+    for character in (expansion > 0 ? ";long" : Self.prose).unicodeScalars {
+      guard let typing = Self.layout.typing(of: character) else { continue }
+      for stroke in typing.strokes {
+        let modifiers = Array(stroke.modifiers)
+        for key in modifiers { events.append(KeyEvent(code: key, value: .down, time: .init(microseconds: time))) }
+        events.append(KeyEvent(code: stroke.key, value: .down, time: .init(microseconds: time)))
+        events.append(KeyEvent(code: stroke.key, value: .up, time: .init(microseconds: time + 30_000)))
+        for key in modifiers.reversed() {
+          events.append(KeyEvent(code: key, value: .up, time: .init(microseconds: time + 30_000)))
+        }
+        time += 60_000
+      }
+    }
+    if holdingBackspace {
+      events.append(KeyEvent(code: KeyCode.backspace, value: .down, time: .init(microseconds: time)))
+      var repeatAt = time + 250_000
+      while repeatAt < time + 6_000_000 {
+        events.append(KeyEvent(code: KeyCode.backspace, value: .repeat, time: .init(microseconds: repeatAt)))
+        repeatAt += 33_000
+      }
+      time += 6_000_000
+      events.append(KeyEvent(code: KeyCode.backspace, value: .up, time: .init(microseconds: time)))
+    }
+    span = time + 2_000_000
+    output = KeyOutput(capacity: 16_384)
+  }
+
+  /// Hands the engine the next `count` events, with the timers due before each.
+  func feed(_ count: Int) {
+    var fed = 0
+    while fed < count {
+      var event = events[index]
+      event.time.microseconds += offset
+      while let due = engine.nextDeadline, due < event.time { engine.advance(to: due, into: &output) }
+      engine.handle(event, into: &output)
+      blackHole(output.events.count)
+      output.removeAll()
+      index += 1
+      if index == events.count {
+        index = 0
+        offset += span
+      }
+      fed += 1
+    }
+  }
+
+  /// Types the trigger and runs the expansion's bursts to the end.
+  func expandOnce() {
+    feed(events.count)
+    while let due = engine.nextDeadline {
+      engine.advance(to: due, into: &output)
+      blackHole(output.events.count)
+      output.removeAll()
+    }
+  }
+}

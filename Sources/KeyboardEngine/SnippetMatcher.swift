@@ -1,0 +1,220 @@
+/// The loaded snippets and a trie of their triggers, built once at load time
+/// (DESIGN 3.5).
+///
+/// Triggers are stored reversed, so a match walks back from the cursor over
+/// the text model and stops at the first character no trigger ends with. The
+/// cost per key is the depth walked, at most the longest trigger, whatever
+/// the number of snippets: each step is one probe of an open-addressing table.
+public struct SnippetMatcher: Sendable {
+  /// The snippets, in load order.
+  public let snippets: [Snippet]
+  /// Triggers that an earlier snippet already has: `(trigger, origin of the
+  /// snippet that keeps it, origin of the one that loses it)`.
+  public private(set) var shadowed: [(trigger: String, kept: String, lost: String)] = []
+
+  /// For each trie node, the snippet whose trigger ends there, or -1.
+  private var terminals: [Int32] = [-1]
+  /// The edges: `slots[i]` is `(node << 21 | character) + 1`, 0 when free.
+  private var slots: [UInt64]
+  private var targets: [Int32]
+  private var slotMask: Int
+  private var edgeCount = 0
+
+  /// The longest trigger a text model can hold.
+  public static let maximumTriggerLength = TextModel.capacity / 2
+
+  /// The characters that end a word for `word`, `left_word` and `right_word`
+  /// (espanso's separators: space, tab, newline and , ; : . ? ! ( ) { } [ ] < > ' ").
+  public static func isSeparator(_ character: Unicode.Scalar) -> Bool {
+    switch character {
+    case " ", "\t", "\n", ",", ";", ":", ".", "?", "!", "(", ")", "{", "}", "[", "]", "<", ">", "'", "\"":
+      return true
+    default:
+      return false
+    }
+  }
+
+  /// Builds the trie. Triggers must be non-empty and at most
+  /// ``maximumTriggerLength`` characters (the loader checks both).
+  public init(_ snippets: [Snippet]) {
+    self.snippets = snippets
+    slots = [UInt64](repeating: 0, count: 64)
+    targets = [Int32](repeating: 0, count: 64)
+    slotMask = 63
+    var owners: [String: Int] = [:]
+    for (index, snippet) in snippets.enumerated() {
+      for trigger in snippet.triggers {
+        for variant in Self.variants(of: trigger, propagateCase: snippet.propagateCase) {
+          if let owner = owners[variant] {
+            if owner != index { shadowed.append((variant, snippets[owner].origin, snippet.origin)) }
+            continue
+          }
+          owners[variant] = index
+          insert(variant, snippet: Int32(index))
+        }
+      }
+    }
+  }
+
+  /// The trigger and, with `propagate_case`, its capitalized and all-capitals
+  /// forms (a trigger typed that way fires the snippet too).
+  static func variants(of trigger: String, propagateCase: Bool) -> [String] {
+    guard propagateCase else { return [trigger] }
+    var capitalized = trigger
+    if let index = trigger.firstIndex(where: \.isLetter) {
+      capitalized = trigger[..<index] + trigger[index].uppercased() + trigger[trigger.index(after: index)...]
+    }
+    var result = [trigger]
+    for variant in [capitalized, trigger.uppercased()] where !result.contains(variant) { result.append(variant) }
+    return result
+  }
+
+  /// A match: the snippet, and how many characters of the trigger are already
+  /// in the text model (the rest is the key being pressed).
+  public struct Match: Equatable, Sendable {
+    public var snippet: Int
+    /// Trigger characters already typed and in the model.
+    public var typedLength: Int
+    /// The key being pressed is the separator after the trigger (`right_word`),
+    /// not the trigger's last character.
+    public var endsWithSeparator: Bool
+  }
+
+  /// The longest trigger that a press typing `next` completes, at the end of
+  /// `text`. Allocates nothing.
+  public func match(next: Unicode.Scalar, after text: some MatchableText) -> Match? {
+    guard edgeCount > 0 else { return nil }
+    // A trigger that ends with this character…
+    var best: Match?
+    var node = child(of: 0, next.value)
+    var depth = 0  // characters taken from the model
+    while node > 0 {
+      let snippet = terminals[Int(node)]
+      if snippet >= 0 {
+        let candidate = snippets[Int(snippet)]
+        if !candidate.rightWord && (!candidate.leftWord || Self.isBoundary(before: depth, in: text)) {
+          best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: false)
+        }
+      }
+      guard depth < text.count else { break }
+      node = child(of: node, text[typedFromEnd: depth].value)
+      depth += 1
+    }
+    if best != nil || !Self.isSeparator(next) { return best }
+    // …or, when it is a separator, a right-word trigger that ends before it.
+    node = 0
+    depth = 0
+    while depth < text.count {
+      node = child(of: node, text[typedFromEnd: depth].value)
+      guard node > 0 else { break }
+      depth += 1
+      let snippet = terminals[Int(node)]
+      if snippet >= 0 {
+        let candidate = snippets[Int(snippet)]
+        if candidate.rightWord && (!candidate.leftWord || Self.isBoundary(before: depth, in: text)) {
+          best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: true)
+        }
+      }
+    }
+    return best
+  }
+
+  /// The snippet that `trigger` (or its case form, with `propagate_case`)
+  /// fires, whatever the text around it.
+  public func snippet(forTrigger trigger: String) -> Snippet? {
+    var node: Int32 = 0
+    for character in trigger.unicodeScalars.reversed() {
+      node = child(of: node, character.value)
+      if node == 0 { return nil }
+    }
+    let index = terminals[Int(node)]
+    return index >= 0 ? snippets[Int(index)] : nil
+  }
+
+  /// Whether the text before the last `length` characters of the model ends
+  /// a word: a separator, or the start of the model (as in espanso, a click
+  /// into a field then the trigger expands). A truncated model's start is not.
+  static func isBoundary(before length: Int, in text: some MatchableText) -> Bool {
+    length < text.count ? isSeparator(text[fromEnd: length]) : !text.isTruncated
+  }
+
+  // MARK: - The trie
+
+  private mutating func insert(_ trigger: String, snippet: Int32) {
+    var node: Int32 = 0
+    for character in trigger.unicodeScalars.reversed() {
+      let existing = child(of: node, character.value)
+      if existing > 0 {
+        node = existing
+        continue
+      }
+      let created = Int32(terminals.count)
+      terminals.append(-1)
+      addEdge(from: node, character.value, to: created)
+      node = created
+    }
+    terminals[Int(node)] = snippet
+  }
+
+  private static func key(_ node: Int32, _ character: UInt32) -> UInt64 {
+    (UInt64(node) << 21 | UInt64(character)) &+ 1
+  }
+
+  private func slot(for key: UInt64) -> Int {
+    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 29) & slotMask
+  }
+
+  /// The node reached from `node` by `character`, 0 when there is none.
+  private func child(of node: Int32, _ character: UInt32) -> Int32 {
+    let key = Self.key(node, character)
+    var index = slot(for: key)
+    while true {
+      let stored = slots[index]
+      if stored == key { return targets[index] }
+      if stored == 0 { return 0 }
+      index = (index + 1) & slotMask
+    }
+  }
+
+  private mutating func addEdge(from node: Int32, _ character: UInt32, to target: Int32) {
+    if (edgeCount + 1) * 2 > slots.count { grow() }
+    let key = Self.key(node, character)
+    var index = slot(for: key)
+    while slots[index] != 0 { index = (index + 1) & slotMask }
+    slots[index] = key
+    targets[index] = target
+    edgeCount += 1
+  }
+
+  private mutating func grow() {
+    let oldSlots = slots
+    let oldTargets = targets
+    slots = [UInt64](repeating: 0, count: oldSlots.count * 2)
+    targets = [Int32](repeating: 0, count: oldSlots.count * 2)
+    slotMask = slots.count - 1
+    for (index, key) in oldSlots.enumerated() where key != 0 {
+      var slot = slot(for: key)
+      while slots[slot] != 0 { slot = (slot + 1) & slotMask }
+      slots[slot] = key
+      targets[slot] = oldTargets[index]
+    }
+  }
+}
+
+/// Text that triggers are matched against: the text model, or the model seen
+/// through the last expansion (``TextBeforeExpansion``).
+public protocol MatchableText {
+  /// How many characters are known before the cursor.
+  var count: Int { get }
+  /// Whether characters fell off the front (its start is not a field's).
+  var isTruncated: Bool { get }
+  /// The character `offset` places before the cursor, as the application has it.
+  subscript(fromEnd offset: Int) -> Unicode.Scalar { get }
+  /// The character the user's key typed there (lowercase where the engine
+  /// typed the capital).
+  subscript(typedFromEnd offset: Int) -> Unicode.Scalar { get }
+  /// Whether the engine capitalized the character there.
+  func isAutoCapitalized(fromEnd offset: Int) -> Bool
+}
+
+extension TextModel: MatchableText {}

@@ -1,0 +1,196 @@
+import ArgumentParser
+import Foundation
+
+/// `--json`: stable JSON instead of text for people.
+struct JSONOption: ParsableArguments {
+  @Flag(name: .long, help: "Print JSON (stable field names) instead of text.")
+  var json = false
+
+  /// Prints `value` as JSON, or `text()` for people.
+  func print<Value: Encodable>(_ value: Value, text: () -> String) {
+    if json {
+      Swift.print(String(decoding: ControlProtocol.encode(value).dropLast(), as: UTF8.self))
+    } else {
+      Swift.print(text(), terminator: "")
+    }
+  }
+}
+
+extension VKBD {
+  struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Show whether the daemon runs or is paused, its config, layout, devices and snippets.")
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+      let status = try client.ask(ControlRequest(command: .status)).status!
+      output.print(status) { Report.status(status) }
+    }
+  }
+
+  struct Pause: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Pause the daemon: keys pass through untouched, no typing aid, no snippet.")
+    @OptionGroup var client: ClientOptions
+
+    func run() throws { try VKBD.setState(.pause, client) }
+  }
+
+  struct Resume: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resume the typing aids and snippets after a pause.")
+    @OptionGroup var client: ClientOptions
+
+    func run() throws { try VKBD.setState(.resume, client) }
+  }
+
+  struct Toggle: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Pause the daemon if it runs, resume it if paused.")
+    @OptionGroup var client: ClientOptions
+
+    func run() throws { try VKBD.setState(.toggle, client) }
+  }
+
+  static func setState(_ command: ControlRequest.Command, _ client: ClientOptions) throws {
+    let status = try client.ask(ControlRequest(command: command)).status!
+    print("vkbd is \(status.state)")
+  }
+
+  struct Reload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Read the config again; on any problem, print it and keep the old config (exit 78).")
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+      let reply = try client.ask(ControlRequest(command: .reload))
+      guard reply.ok, let status = reply.status else {
+        for problem in reply.problems ?? [] { printError(problem) }
+        printError(reply.error ?? "reload failed")
+        throw SysExit.config
+      }
+      print("reloaded \(status.config): layout \(status.layout), \(status.snippets) snippets")
+    }
+  }
+
+  struct Devices: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List every input device the daemon has seen: grabbed, or why not.")
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+      let devices = try client.ask(ControlRequest(command: .devices)).devices ?? []
+      output.print(devices) { Report.devices(devices) }
+    }
+  }
+
+  struct Stats: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Show event counts and the latency from a key's kernel timestamp to vkbd's write.")
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+    @Flag(name: .long, help: "Zero the counts and the histogram after showing them.")
+    var reset = false
+
+    func run() throws {
+      let stats = try client.ask(ControlRequest(command: .stats, reset: reset)).stats!
+      output.print(stats) { Report.stats(stats) }
+    }
+  }
+
+  struct ReleaseAll: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "release-all", abstract: "Release every key held on the virtual keyboard (stuck keys).")
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+      _ = try client.ask(ControlRequest(command: .releaseAll))
+      print("released every key")
+    }
+  }
+
+  struct Snippets: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "List the loaded snippets: triggers, label, and where each is defined.")
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+      let snippets = try client.ask(ControlRequest(command: .snippets)).snippets ?? []
+      output.print(snippets) { Report.snippets(snippets) }
+    }
+  }
+
+  struct Expand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Print what a trigger would type now, without typing it.",
+      discussion: "Exits 65 when no snippet has the trigger.")
+    @OptionGroup var client: ClientOptions
+    @Argument(help: "A trigger, like ;date.") var trigger: String
+
+    func run() throws {
+      let reply = try client.ask(ControlRequest(command: .expand, trigger: trigger))
+      guard let expansion = reply.expansion else {
+        printError(reply.error ?? "no expansion")
+        throw SysExit.dataError
+      }
+      print(expansion)
+    }
+  }
+}
+
+/// The replies as text for people.
+enum Report {
+  static func status(_ status: StatusReport) -> String {
+    """
+    vkbd \(status.version) is \(status.state) (pid \(status.pid), up \(duration(status.uptimeSeconds)))
+    config    \(status.config) (loaded \(status.configLoaded))
+    layout    \(status.layout)
+    devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
+    snippets  \(status.snippets)
+
+    """
+  }
+
+  static func devices(_ devices: [DeviceReport]) -> String {
+    table(devices.map { [$0.path, $0.id, $0.name, $0.state] })
+  }
+
+  static func stats(_ stats: StatsReport) -> String {
+    """
+    events    \(stats.eventsIn) in, \(stats.eventsOut) out, in \(duration(stats.sinceSeconds))
+    latency   p50 \(stats.p50) µs, p90 \(stats.p90) µs, p99 \(stats.p99) µs, p99.9 \(stats.p999) µs, \
+    max \(stats.max) µs (\(stats.samples) events)
+
+    """
+  }
+
+  static func snippets(_ snippets: [SnippetReport]) -> String {
+    table(snippets.map { [$0.triggers.joined(separator: " "), $0.label ?? "", $0.origin] })
+  }
+
+  /// Columns padded to their widest cell; trailing spaces trimmed.
+  static func table(_ rows: [[String]]) -> String {
+    guard let columns = rows.map(\.count).max() else { return "" }
+    let widths = (0..<columns).map { column in rows.map { $0.count > column ? $0[column].count : 0 }.max() ?? 0 }
+    return rows.map { row in
+      var line = ""
+      for (column, cell) in row.enumerated() {
+        line += column + 1 < row.count ? cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0) : cell
+      }
+      while line.last == " " { line.removeLast() }
+      return line + "\n"
+    }.joined()
+  }
+
+  /// `1h 02m 03s`, `4m 05s`, `6s`.
+  static func duration(_ seconds: Int64) -> String {
+    let hours = seconds / 3600
+    let minutes = seconds / 60 % 60
+    let rest = seconds % 60
+    func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    if hours > 0 { return "\(hours)h \(two(minutes))m \(two(rest))s" }
+    if minutes > 0 { return "\(minutes)m \(two(rest))s" }
+    return "\(rest)s"
+  }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Glibc
+
+/// The options every command that talks to the daemon takes.
+struct ClientOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The daemon's control socket (control_socket in the config).", valueName: "path"))
+  var socket = Configuration().controlSocket
+
+  /// Sends `request` and returns the daemon's reply. Exits 69 when the
+  /// daemon is not running and 77 when permission is denied, with a message.
+  func ask(_ request: ControlRequest) throws -> ControlReply {
+    let reply: ControlReply
+    do {
+      reply = try ControlClient.exchange(request, socket: socket)
+    } catch {
+      switch error.errno {
+      case ENOENT, ECONNREFUSED:
+        printError("the daemon is not running (nothing listens on \(socket))")
+        throw SysExit.unavailable
+      case EACCES, EPERM:
+        printError("permission denied: \(socket) is for root and control_group")
+        throw SysExit.noPermission
+      default:
+        printError(error.description)
+        throw SysExit.unavailable
+      }
+    }
+    if !reply.ok && reply.error == "permission denied" {
+      printError("permission denied: the daemon admits root and control_group only")
+      throw SysExit.noPermission
+    }
+    return reply
+  }
+}
+
+/// One request over the control socket, one reply back.
+enum ControlClient {
+  /// The longest the client waits for the daemon.
+  static let timeoutSeconds = 10
+
+  static func exchange(_ request: ControlRequest, socket path: String) throws(SystemError) -> ControlReply {
+    let fd = try valueOrErrno("socket") {
+      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    try valueOrErrno("connect", path) { withSocketAddress(path) { connect(fd, $0, $1) } }
+    let message = ControlProtocol.encode(request)
+    var sent = 0
+    while sent < message.count {
+      let count = message.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
+      if count < 0 && errno == EINTR { continue }
+      guard count > 0 else { break }  // the daemon closed early: its reply says why
+      sent += count
+    }
+    var received: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while !received.contains(UInt8(ascii: "\n")) {
+      let count = read(fd, &chunk, chunk.count)
+      if count < 0 && errno == EINTR { continue }
+      if count < 0 && received.isEmpty { throw SystemError("read", path) }
+      if count <= 0 { break }
+      received += chunk[..<count]
+    }
+    let line = received.prefix { $0 != UInt8(ascii: "\n") }
+    guard let reply = ControlProtocol.decode(ControlReply.self, from: line) else {
+      throw SystemError("read a reply from", path, errno: EPROTO)
+    }
+    return reply
+  }
+}
+
+/// Calls `body` with the Unix socket address of `path` (`struct sockaddr_un`),
+/// for bind and connect. Paths longer than sun_path (108 bytes) are cut; the
+/// config refuses them.
+func withSocketAddress<Result>(
+  _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result
+) -> Result {
+  var address = sockaddr_un()
+  address.sun_family = sa_family_t(AF_UNIX)
+  withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+    for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+  }
+  return withUnsafePointer(to: &address) {
+    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+  }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// The control socket's protocol: one JSON object per line each way, one
+/// request per connection. Every message carries `version`; a daemon answers
+/// a version it does not speak with an error.
+enum ControlProtocol {
+  static let version = 1
+  /// The largest request the daemon reads, newline included.
+  static let maximumRequest = 65_536
+
+  static func encode<Message: Encodable>(_ message: Message) -> [UInt8] {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    // Every message type here encodes; a failure would be a programming error.
+    var bytes = [UInt8]((try? encoder.encode(message)) ?? Data("{}".utf8))
+    bytes.append(UInt8(ascii: "\n"))
+    return bytes
+  }
+
+  static func decode<Message: Decodable>(_ type: Message.Type, from line: some Collection<UInt8>) -> Message? {
+    try? JSONDecoder().decode(type, from: Data(line))
+  }
+}
+
+/// What a client asks.
+struct ControlRequest: Codable, Equatable {
+  enum Command: String, Codable, CaseIterable {
+    case status, pause, resume, toggle, reload, devices, stats
+    case releaseAll = "release-all"
+    case snippets, expand
+  }
+
+  var version = ControlProtocol.version
+  var command: Command
+  /// `stats`: zero the counters after reading them.
+  var reset: Bool?
+  /// `expand`: the trigger to render.
+  var trigger: String?
+}
+
+/// What the daemon answers: `ok` and the command's result, or `error`.
+struct ControlReply: Codable, Equatable {
+  var version = ControlProtocol.version
+  var ok: Bool
+  var error: String?
+  /// `reload`: every problem of the config, as file:line:column: message.
+  var problems: [String]?
+  var status: StatusReport?
+  var devices: [DeviceReport]?
+  var stats: StatsReport?
+  var snippets: [SnippetReport]?
+  var expansion: String?
+
+  static func failure(_ message: String, problems: [String]? = nil) -> ControlReply {
+    ControlReply(ok: false, error: message, problems: problems)
+  }
+}
+
+struct StatusReport: Codable, Equatable {
+  var state: String  // "running" or "paused"
+  var config: String
+  /// When the config was loaded, ISO 8601 UTC.
+  var configLoaded: String
+  var layout: String
+  var devicesGrabbed: Int
+  var snippets: Int
+  var uptimeSeconds: Int64
+  var pid: Int32
+  var version: String
+}
+
+struct DeviceReport: Codable, Equatable {
+  var name: String
+  var id: String  // vendor:product
+  var path: String
+  var grabbed: Bool
+  /// Why not grabbed, or what it is used for.
+  var state: String
+}
+
+struct StatsReport: Codable, Equatable {
+  /// Key events read from grabbed keyboards, and written to the virtual keyboard.
+  var eventsIn: UInt64
+  var eventsOut: UInt64
+  /// Latency samples: one per emitted event, from the source event's kernel
+  /// timestamp to the write, in microseconds.
+  var samples: UInt64
+  var p50: UInt64
+  var p90: UInt64
+  var p99: UInt64
+  var p999: UInt64
+  var max: UInt64
+  var sinceSeconds: Int64
+}
+
+struct SnippetReport: Codable, Equatable {
+  var triggers: [String]
+  var label: String?
+  var origin: String
+}

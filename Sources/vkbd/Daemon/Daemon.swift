@@ -1,0 +1,508 @@
+import CEvdev
+import Foundation
+import Glibc
+import Histogram
+import KeyboardEngine
+import Logging
+
+/// The daemon (DESIGN 4): grabs the keyboards, runs their events through the
+/// engine, and types the result on the virtual keyboard. One thread, one
+/// epoll: device fds, the udev monitor, a timerfd for the engine's next
+/// deadline, a signalfd. Data flows one way: device → engine → virtual keyboard,
+/// in the same loop turn.
+final class Daemon {
+  /// Exit statuses besides success.
+  static let panicStatus: Int32 = 75  // EX_TEMPFAIL: the user pulled the panic chord
+
+  private let logger: Logger
+  private let configPath: String?
+  private var configuration: Configuration
+  private var engine: Engine
+  private let keyboard: VirtualKeyboard
+  private let loop: EventLoop
+  private let udev: Udev
+  private let timer: DeadlineTimer
+  private let signals: SignalReceiver
+  private var sources: [UInt64: Source] = [:]
+  private var nextToken: UInt64 = Token.firstDevice
+  private var output = KeyOutput(capacity: 4096)
+  private var exitStatus: Int32?
+  private var control: ControlServer?
+  /// Every input device seen, by path, for `vkbd devices`.
+  private var seen: [String: DeviceReport] = [:]
+  private let startTime = monotonicMicroseconds()
+  private var configLoaded = time(nil)
+  private var eventsIn: UInt64 = 0
+  private var eventsOut: UInt64 = 0
+  private var statsSince = monotonicMicroseconds()
+  private var timeAsleepBefore = Daemon.timeAsleep()
+  /// The deadline the timerfd is armed for.
+  private var armedDeadline: Instant?
+  /// Microseconds from a source event's kernel timestamp to the write of
+  /// what it made the engine emit.
+  private(set) var latency = Histogram<UInt64>(
+    highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+
+  private enum Token {
+    static let udev: UInt64 = 1
+    static let timer: UInt64 = 2
+    static let signals: UInt64 = 3
+    static let keyboard: UInt64 = 4
+    static let firstDevice: UInt64 = 16
+  }
+
+  /// An input device the daemon reads.
+  private final class Source {
+    enum Role {
+      /// A keyboard waiting for its keys to be up before the grab.
+      case waitingForRelease
+      /// A grabbed keyboard: its events go through the engine.
+      case grabbed
+      /// A pointer, read (not grabbed) for button presses.
+      case pointer
+    }
+
+    let device: EvdevDevice
+    let id: DeviceID
+    var role: Role
+    /// The keys this device holds down, as far as the engine was told.
+    var held = [Bool](repeating: false, count: KeyCode.count)
+
+    init(device: EvdevDevice, id: DeviceID, role: Role) {
+      self.device = device
+      self.id = id
+      self.role = role
+    }
+  }
+
+  /// Creates the virtual keyboard, opens udev and the loop's fds, and takes
+  /// the devices present.
+  init(configuration: Configuration, configPath: String?, logger: Logger) throws(SystemError) {
+    self.logger = logger
+    self.configPath = configPath
+    self.configuration = configuration
+    engine = try Self.makeEngine(configuration, logger: logger)
+    keyboard = try VirtualKeyboard()
+    loop = try EventLoop()
+    timer = try DeadlineTimer()
+    udev = try Udev()
+    signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
+    try loop.watch(udev.fd, token: Token.udev)
+    try loop.watch(timer.fd, token: Token.timer)
+    try loop.watch(signals.fd, token: Token.signals)
+    try loop.watch(keyboard.fd, token: Token.keyboard)
+    let control = try ControlServer(
+      path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, logger: logger)
+    self.control = control
+    control.respond = { [unowned self] request in respond(to: request) }
+    if !udev.isUdevdRunning { logger.info("udevd is not running: hotplug from the kernel's uevents") }
+    for event in udev.inputDevices() { add(event) }
+    logger.info(
+      "ready", metadata: ["virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)"])
+  }
+
+  private static func makeEngine(_ configuration: Configuration, logger: Logger) throws(SystemError) -> Engine {
+    let layout: Layout
+    do {
+      layout = try Layout(names: configuration.resolvedLayout)
+    } catch {
+      throw SystemError("compile keymap", error.description, errno: EINVAL)
+    }
+    let snippets = SnippetMatcher(configuration.snippets)
+    for shadowed in snippets.shadowed {
+      logger.warning("\(shadowed.lost): trigger already defined at \(shadowed.kept); this one is ignored")
+    }
+    let engine = Engine(layout: layout, configuration: configuration.engine, snippets: snippets)
+    engine.onNotice = { logger.warning("\($0)") }
+    logger.info(
+      "engine ready",
+      metadata: [
+        "layout": "\(layout.names)", "snippets": "\(configuration.snippets.count)",
+        "config": "\(configuration.source)",
+      ])
+    return engine
+  }
+
+  /// Runs until a signal or the panic chord; returns the exit status.
+  func run() -> Int32 {
+    while exitStatus == nil {
+      do {
+        try loop.wait { token in dispatch(token) }
+      } catch {
+        logger.critical("\(error)")
+        shutDown(status: 70)  // EX_SOFTWARE
+      }
+      let deadline = engine.nextDeadline
+      if deadline != armedDeadline {  // a syscall only when the deadline moved
+        timer.arm(at: deadline?.microseconds)
+        armedDeadline = deadline
+      }
+    }
+    return exitStatus ?? 0
+  }
+
+  private func dispatch(_ token: UInt64) {
+    noticeSleep()
+    switch token {
+    case Token.udev:
+      while let event = udev.receive() { event.action == "remove" ? remove(path: event.node) : add(event) }
+    case Token.timer:
+      timer.acknowledge()
+      armedDeadline = nil
+      engine.advance(to: Instant(microseconds: monotonicMicroseconds()), into: &output)
+      flush(sourceTime: nil)
+    case Token.signals:
+      while let signal = signals.next() {
+        switch signal {
+        case SIGHUP: _ = reload()
+        default:
+          logger.info("signal \(signal): releasing every key and exiting")
+          shutDown(status: 0)
+        }
+      }
+    case Token.keyboard:
+      keyboard.readLEDs { code, on in
+        for source in sources.values where source.role == .grabbed { source.device.setLED(code, on: on) }
+      }
+    default:
+      if control?.handle(token) == true { return }
+      guard let source = sources[token] else { return }
+      read(source, token: token)
+    }
+  }
+
+  // MARK: - Suspend
+
+  /// CLOCK_BOOTTIME − CLOCK_MONOTONIC, in microseconds: it grows only while
+  /// the system sleeps.
+  private static func timeAsleep() -> Int64 {
+    var boot = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &boot)
+    let boottime = Int64(boot.tv_sec) * 1_000_000 + Int64(boot.tv_nsec) / 1000
+    return boottime - monotonicMicroseconds()
+  }
+
+  /// After a suspend, what was held before it means nothing: every key goes
+  /// up on the virtual keyboard, and the keys held before that the kernel
+  /// says are still down (EVIOCGKEY) go down again. A key pressed since comes
+  /// with its own event, still waiting to be read.
+  private func noticeSleep() {
+    let asleep = Self.timeAsleep()
+    guard asleep - timeAsleepBefore > 1_000_000 else { return }
+    timeAsleepBefore = asleep
+    logger.notice("the system slept; releasing every key and reading the keyboards again")
+    engine.releaseAll(into: &output)
+    flush(sourceTime: nil)
+    engine.resetText()
+    let now = Instant(microseconds: monotonicMicroseconds())
+    for source in sources.values where source.role == .grabbed {
+      let heldBefore = source.held
+      source.held = [Bool](repeating: false, count: KeyCode.count)
+      for code in source.device.keysDown() where Int(code) < KeyCode.count && heldBefore[Int(code)] {
+        source.held[Int(code)] = true
+        engine.handle(KeyEvent(code: code, value: .down, time: now, device: source.id), into: &output)
+      }
+    }
+    flush(sourceTime: nil)
+  }
+
+  // MARK: - Key events
+
+  private func read(_ source: Source, token: UInt64) {
+    let resyncs = source.device.resyncs
+    defer {
+      if source.device.resyncs > resyncs {
+        logger.notice("the kernel dropped events; resynced held keys", metadata: ["device": "\(source.device.name)"])
+      }
+    }
+    let end = source.device.readEvents { event, resynced in
+      guard event.type == UInt16(EV_KEY), exitStatus == nil else { return }
+      switch source.role {
+      case .grabbed: keyEvent(event, from: source, resynced: resynced)
+      case .pointer: if event.value == 1 { engine.resetText() }  // a click: the cursor may be anywhere
+      case .waitingForRelease: break  // not ours yet: the desktop has it
+      }
+    }
+    if case .failed(let error) = end {
+      logger.info("device gone", metadata: ["device": "\(source.device.name)", "error": "\(error)"])
+      remove(token: token)
+      return
+    }
+    if source.role == .waitingForRelease { grabWhenReleased(source) }
+  }
+
+  private func keyEvent(_ event: input_event, from source: Source, resynced: Bool) {
+    let code = Int(event.code)
+    guard code < KeyCode.count, let value = KeyValue(rawValue: event.value) else { return }
+    if value != .repeat { source.held[code] = value == .down }
+    if value == .down && isPanicChordHeld() {
+      logger.critical("panic chord (Backspace+Escape+Enter): releasing every key and exiting")
+      shutDown(status: Self.panicStatus)
+      return
+    }
+    let time = Instant(microseconds: event.microseconds)
+    eventsIn += 1
+    engine.handle(KeyEvent(code: event.code, value: value, time: time, device: source.id), into: &output)
+    flush(sourceTime: resynced ? nil : time)
+  }
+
+  /// Backspace, Escape and Enter held together, on any grabbed keyboards.
+  /// Checked before the engine sees the key; no configuration turns it off.
+  private func isPanicChordHeld() -> Bool {
+    var backspace = false
+    var escape = false
+    var enter = false
+    for source in sources.values where source.role == .grabbed {
+      backspace = backspace || source.held[Int(KEY_BACKSPACE)]
+      escape = escape || source.held[Int(KEY_ESC)]
+      enter = enter || source.held[Int(KEY_ENTER)]
+    }
+    return backspace && escape && enter
+  }
+
+  /// Writes what the engine emitted; records the latency from `sourceTime`.
+  private func flush(sourceTime: Instant?) {
+    guard !output.events.isEmpty else { return }
+    eventsOut += UInt64(output.events.count)
+    do {
+      try keyboard.write(output.events)
+    } catch {
+      logger.error("\(error)")
+    }
+    if let sourceTime {
+      let elapsed = monotonicMicroseconds() - sourceTime.microseconds
+      _ = latency.record(UInt64(max(elapsed, 0)), count: UInt64(output.events.count))
+    }
+    output.removeAll()
+  }
+
+  // MARK: - Devices
+
+  private func add(_ event: Udev.DeviceEvent) {
+    guard event.action == "add", !sources.values.contains(where: { $0.device.path == event.node }) else { return }
+    let device: EvdevDevice
+    do {
+      device = try EvdevDevice(path: event.node)
+    } catch {
+      logger.debug("not opened: \(error)")
+      seen[event.node] = DeviceReport(name: "?", id: "?", path: event.node, grabbed: false, state: "\(error)")
+      return
+    }
+    let name = device.name
+    func note(_ state: String) {
+      seen[event.node] = DeviceReport(
+        name: name, id: device.vendorProduct, path: event.node, grabbed: false, state: state)
+    }
+    let role: Source.Role
+    if name == VirtualKeyboard.name {
+      return note("vkbd's own virtual keyboard")
+    } else if event.ignored {
+      return note("marked VKBD_IGNORE by a udev rule")
+    } else if device.isKeyboard {
+      guard configuration.devices.admits(name: name, vendorProduct: device.vendorProduct) else {
+        logger.info("not grabbed: excluded by devices", metadata: ["device": "\(name)", "path": "\(event.node)"])
+        return note("excluded by the devices setting")
+      }
+      note("waiting for its keys to be released")
+      role = .waitingForRelease
+    } else if device.isPointer {
+      note("a pointer: read for button presses")
+      role = .pointer
+    } else {
+      return note("not a keyboard")
+    }
+    let token = nextToken
+    nextToken += 1
+    let source = Source(device: device, id: DeviceID(Int32(truncatingIfNeeded: token)), role: role)
+    do {
+      try loop.watch(device.fd, token: token)
+    } catch {
+      logger.error("\(error)")
+      return
+    }
+    sources[token] = source
+    engine.resetText()  // device changes make the text before the cursor unknown
+    if role == .pointer {
+      logger.debug("reading pointer", metadata: ["device": "\(name)"])
+    } else {
+      grabWhenReleased(source)
+    }
+  }
+
+  /// Grabs a keyboard once the kernel says no key of it is down, so a key
+  /// held at start (the Enter that launched vkbd) is not left repeating. The
+  /// check runs again after the grab: a key pressed in between means letting
+  /// go and waiting for its release, which the desktop then receives.
+  private func grabWhenReleased(_ source: Source) {
+    let device = source.device
+    guard !device.hasKeysDown() else {
+      logger.info("waiting for keys to be released before grabbing", metadata: ["device": "\(device.name)"])
+      return
+    }
+    do {
+      try device.grab()
+    } catch {
+      logger.error("\(error)")
+      return
+    }
+    if device.hasKeysDown() {
+      device.ungrab()
+      return
+    }
+    source.role = .grabbed
+    seen[device.path]?.grabbed = true
+    seen[device.path]?.state = "grabbed"
+    logger.info(
+      "grabbed keyboard",
+      metadata: ["device": "\(device.name)", "id": "\(device.vendorProduct)", "path": "\(device.path)"])
+  }
+
+  private func remove(path: String) {
+    seen[path] = nil
+    guard let token = sources.first(where: { $0.value.device.path == path })?.key else { return }
+    remove(token: token)
+  }
+
+  /// Forgets a device; the keys it held go up on the virtual keyboard.
+  private func remove(token: UInt64) {
+    guard let source = sources.removeValue(forKey: token) else { return }
+    loop.unwatch(source.device.fd)
+    seen[source.device.path] = nil
+    let now = Instant(microseconds: monotonicMicroseconds())
+    for code in 0..<KeyCode.count where source.held[code] {
+      engine.handle(KeyEvent(code: UInt16(code), value: .up, time: now, device: source.id), into: &output)
+    }
+    flush(sourceTime: nil)
+    engine.resetText()
+    logger.info("device removed", metadata: ["device": "\(source.device.name)"])
+  }
+
+  // MARK: - Reload and exit
+
+  /// SIGHUP or `vkbd reload`: reads the config again; on any problem the
+  /// old one keeps running. Returns the problems.
+  private func reload() -> [String] {
+    let fresh: Configuration
+    let newEngine: Engine
+    do {
+      fresh = try ConfigLoader.load(path: configPath, fallback: .daemonFile)
+      let unsafe = fresh.filesOthersCouldEdit()
+      guard unsafe.isEmpty else { throw ConfigErrors(problems: unsafe) }
+      newEngine = try Self.makeEngine(fresh, logger: logger)
+    } catch let errors as ConfigErrors {
+      for problem in errors.problems { logger.error("reload: \(problem)") }
+      logger.error("reload failed: the previous configuration keeps running")
+      return errors.problems.map(\.description)
+    } catch {
+      logger.error("reload failed: \(error); the previous configuration keeps running")
+      return ["\(error)"]
+    }
+    newEngine.isPaused = engine.isPaused
+    // Hand over: nothing stays held from the old engine, and the keys the
+    // user still holds go down again through the new one.
+    engine.releaseAll(into: &output)
+    flush(sourceTime: nil)
+    engine = newEngine
+    let now = Instant(microseconds: monotonicMicroseconds())
+    for source in sources.values where source.role == .grabbed {
+      for code in 0..<KeyCode.count where source.held[code] {
+        engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
+      }
+    }
+    flush(sourceTime: nil)
+    let devicesChanged = fresh.devices != configuration.devices
+    configuration = fresh
+    if devicesChanged {
+      for token in Array(sources.keys) { remove(token: token) }
+      for event in udev.inputDevices() { add(event) }
+    }
+    configLoaded = time(nil)
+    logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])
+    return []
+  }
+
+  // MARK: - Control
+
+  /// Answers a control-socket request. Nothing here waits: every answer is
+  /// state the loop already has.
+  private func respond(to request: ControlRequest) -> ControlReply {
+    var reply = ControlReply(ok: true)
+    switch request.command {
+    case .status: reply.status = status()
+    case .pause, .resume, .toggle:
+      engine.isPaused = request.command == .toggle ? !engine.isPaused : request.command == .pause
+      logger.info("\(engine.isPaused ? "paused" : "resumed") by vkbd \(request.command.rawValue)")
+      reply.status = status()
+    case .reload:
+      let problems = reload()
+      if !problems.isEmpty {
+        return .failure("the config has problems; the previous one keeps running", problems: problems)
+      }
+      reply.status = status()
+    case .devices:
+      reply.devices = seen.values.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
+    case .stats:
+      reply.stats = stats()
+      if request.reset == true {
+        latency.reset()
+        eventsIn = 0
+        eventsOut = 0
+        statsSince = monotonicMicroseconds()
+      }
+    case .releaseAll:
+      engine.releaseAll(into: &output)
+      flush(sourceTime: nil)
+      logger.info("released every key (vkbd release-all)")
+    case .snippets:
+      reply.snippets = engine.snippets.snippets.map {
+        SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin)
+      }
+    case .expand:
+      guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
+        return .failure("no snippet has the trigger '\(request.trigger ?? "")'")
+      }
+      reply.expansion = snippet.preview(typed: trigger, now: Int64(time(nil)))
+    }
+    return reply
+  }
+
+  private func status() -> StatusReport {
+    var loaded = configLoaded
+    var parts = tm()
+    gmtime_r(&loaded, &parts)
+    var buffer = [CChar](repeating: 0, count: 32)
+    let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return StatusReport(
+      state: engine.isPaused ? "paused" : "running", config: configuration.source,
+      configLoaded: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
+      layout: engine.layout.names.description,
+      devicesGrabbed: sources.values.filter { $0.role == .grabbed }.count,
+      snippets: engine.snippets.snippets.count, uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
+      pid: getpid(), version: VKBD.configuration.version)
+  }
+
+  private func stats() -> StatsReport {
+    StatsReport(
+      eventsIn: eventsIn, eventsOut: eventsOut,
+      samples: latency.totalCount, p50: latency.valueAtPercentile(50), p90: latency.valueAtPercentile(90),
+      p99: latency.valueAtPercentile(99), p999: latency.valueAtPercentile(99.9), max: latency.max,
+      sinceSeconds: (monotonicMicroseconds() - statsSince) / 1_000_000)
+  }
+
+  /// Releases every key on the virtual keyboard, lets the devices go, and
+  /// ends the loop with `status`. The virtual keyboard is destroyed with the
+  /// daemon.
+  private func shutDown(status: Int32) {
+    engine.releaseAll(into: &output)
+    flush(sourceTime: nil)
+    for source in sources.values where source.role == .grabbed { source.device.ungrab() }
+    logger.debug(
+      "latency (µs) from the source event's kernel time to our write",
+      metadata: [
+        "events": "\(latency.totalCount)", "p50": "\(latency.valueAtPercentile(50))",
+        "p90": "\(latency.valueAtPercentile(90))", "p99": "\(latency.valueAtPercentile(99))",
+        "p99.9": "\(latency.valueAtPercentile(99.9))", "max": "\(latency.max)",
+      ])
+    exitStatus = status
+  }
+}

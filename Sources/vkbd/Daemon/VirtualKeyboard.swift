@@ -1,0 +1,93 @@
+import CEvdev
+import Glibc
+import KeyboardEngine
+
+/// The one uinput keyboard vkbd types on, "vkbd virtual keyboard"
+/// (`libevdev_uinput_create_from_device`).
+final class VirtualKeyboard {
+  static let name = "vkbd virtual keyboard"
+
+  private let uinput: OpaquePointer
+  /// The uinput fd: written with key events, read for LED changes.
+  let fd: Int32
+  private var frame: [input_event] = []
+
+  /// The keys the device offers: every keyboard key the kernel defines, not
+  /// the buttons of mice and joysticks (which would make it a pointer), so
+  /// that a keyboard plugged in later finds all its keys, and expansions
+  /// every key a layout types with. uinput cannot add keys after creation.
+  static let keys: [ClosedRange<Int32>] = [KEY_ESC...0xff, KEY_OK...0x21f, KEY_ALS_TOGGLE...0x2bf]
+  static let leds: [Int32] = [LED_NUML, LED_CAPSL, LED_SCROLLL, LED_COMPOSE, LED_KANA]
+
+  /// Creates the device on /dev/uinput.
+  init() throws(SystemError) {
+    guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: ENOMEM) }
+    defer { libevdev_free(template) }
+    libevdev_set_name(template, Self.name)
+    libevdev_set_id_bustype(template, Int32(BUS_VIRTUAL))
+    libevdev_enable_event_type(template, UInt32(EV_KEY))
+    for range in Self.keys {
+      for code in range { libevdev_enable_event_code(template, UInt32(EV_KEY), UInt32(code), nil) }
+    }
+    libevdev_enable_event_type(template, UInt32(EV_LED))
+    for code in Self.leds { libevdev_enable_event_code(template, UInt32(EV_LED), UInt32(code), nil) }
+    // Kernel auto-repeat on the virtual keyboard, for the text console; a
+    // desktop ignores it and repeats keys itself.
+    var delay: Int32 = 250
+    var period: Int32 = 33
+    libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_DELAY), &delay)
+    libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_PERIOD), &period)
+    var uinput: OpaquePointer?
+    let status = libevdev_uinput_create_from_device(
+      template, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &uinput)
+    guard status == 0, let uinput else { throw SystemError("create uinput device on", "/dev/uinput", errno: -status) }
+    self.uinput = uinput
+    fd = libevdev_uinput_get_fd(uinput)
+    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    frame.reserveCapacity(2 * 4096)
+  }
+
+  /// Destroys the device (`libevdev_uinput_destroy`).
+  deinit { libevdev_uinput_destroy(uinput) }
+
+  /// The device's event node, e.g. /dev/input/event7.
+  var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
+
+  /// Writes key events, each in its own frame (a SYN_REPORT after it), in
+  /// one `write` (uinput takes several events per write; the kernel stamps them).
+  func write(_ keys: [OutputKey]) throws(SystemError) {
+    guard !keys.isEmpty else { return }
+    frame.removeAll(keepingCapacity: true)
+    var index = 0
+    while index < keys.count {
+      frame.append(Self.event(UInt16(EV_KEY), keys[index].code, keys[index].value.rawValue))
+      frame.append(Self.event(UInt16(EV_SYN), UInt16(SYN_REPORT), 0))
+      index += 1
+    }
+    let size = frame.count * MemoryLayout<input_event>.stride
+    var written = 0
+    while written < size {
+      let count = try valueOrErrno("write", Self.name) {
+        frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, size - written) }
+      }
+      written += count
+    }
+  }
+
+  private static func event(_ type: UInt16, _ code: UInt16, _ value: Int32) -> input_event {
+    var event = input_event()
+    event.type = type
+    event.code = code
+    event.value = value
+    return event
+  }
+
+  /// Reads what the kernel sends back: LED changes a desktop made, which
+  /// `handle` forwards to the physical keyboards.
+  func readLEDs(_ handle: (_ code: UInt16, _ on: Bool) -> Void) {
+    var event = input_event()
+    while read(fd, &event, MemoryLayout<input_event>.size) == MemoryLayout<input_event>.size {
+      if event.type == UInt16(EV_LED) { handle(event.code, event.value != 0) }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+#if VKBD_FUZZ
+  import Glibc
+
+  /// libFuzzer's entry point, in a build made with `make fuzz`
+  /// (-sanitize=fuzzer,address -DVKBD_FUZZ). VKBD_FUZZ_TARGET picks what the
+  /// input goes to: `config` (the config and match-file loader), `script`
+  /// (the simulate script parser) or `request` (the control-socket request
+  /// parser). Anything but a crash, a leak or a hang is fine.
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    switch FuzzTarget.current {
+    case .config:
+      guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+      _ = try? ConfigLoader.parse(text, file: "fuzz.yaml")
+    case .script:
+      guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+      _ = try? Script.parse(text)
+    case .request:
+      _ = ControlProtocol.decode(ControlRequest.self, from: bytes)
+    }
+    return 0
+  }
+
+  /// libFuzzer's driver, for a program with a main of its own (SwiftPM names
+  /// an executable's entry point `vkbd_main`).
+  @_silgen_name("LLVMFuzzerRunDriver")
+  func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> Int32
+  ) -> Int32
+
+  @_cdecl("vkbd_main")
+  func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> Int32 {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
+  }
+
+  enum FuzzTarget: String {
+    case config, script, request
+
+    static let current: FuzzTarget = {
+      let name = getenv("VKBD_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
+      guard let target = FuzzTarget(rawValue: name) else {
+        preconditionFailure("VKBD_FUZZ_TARGET: config, script or request")
+      }
+      // The fuzzer must not make the loader read files it names.
+      SnippetLoader.readsFiles = false
+      return target
+    }()
+  }
+#endif

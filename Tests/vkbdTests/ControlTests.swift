@@ -1,0 +1,241 @@
+import Foundation
+import Glibc
+import Logging
+import Testing
+
+@testable import vkbd
+
+/// The control socket's server on a loop of its own, in a thread, and the
+/// client against it.
+final class ServerUnderTest: @unchecked Sendable {
+  let path: String
+  let loop: EventLoop
+  let server: ControlServer
+  private var stopped = false
+  private let thread: Thread
+  private let lock = NSLock()
+  private(set) var requests: [ControlRequest] = []
+
+  init(timeout: Int64 = 5_000_000) throws {
+    path = "/tmp/vkbd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
+    loop = try EventLoop()
+    server = try ControlServer(
+      path: path, groupName: nil, loop: loop, logger: Logger(label: "test"), clientTimeout: timeout)
+    let box = Box()
+    thread = Thread { box.run() }
+    box.owner = self
+    server.respond = { [unowned self] request in
+      lock.withLock { requests.append(request) }
+      return ControlReply(ok: true, expansion: request.trigger)
+    }
+    thread.start()
+  }
+
+  final class Box: @unchecked Sendable {
+    weak var owner: ServerUnderTest?
+    func run() {
+      while let owner, !owner.isStopped {
+        try? owner.loop.wait { token in _ = owner.server.handle(token) }
+      }
+    }
+  }
+
+  var isStopped: Bool { lock.withLock { stopped } }
+
+  func stop() {
+    lock.withLock { stopped = true }
+    close(connect())  // wakes the loop
+    while !thread.isFinished { usleep(1000) }
+  }
+
+  /// A raw connection, for clients that misbehave.
+  func connect() -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let status = withSocketAddress(path) { Glibc.connect(fd, $0, $1) }
+    precondition(status == 0)
+    return fd
+  }
+
+  func ask(_ trigger: String) throws -> ControlReply {
+    try ControlClient.exchange(ControlRequest(command: .expand, trigger: trigger), socket: path)
+  }
+}
+
+@Suite(.serialized) struct ControlTests {
+  @Test func aRequestGetsItsReplyAndTheSocketIsForRootOnly() throws {
+    let server = try ServerUnderTest()
+    defer { server.stop() }
+    #expect(try server.ask("hello").expansion == "hello")
+    var info = stat()
+    stat(server.path, &info)
+    #expect(info.st_mode & 0o777 == 0o600)
+  }
+
+  @Test func badRequestsGetAnErrorReply() throws {
+    let server = try ServerUnderTest()
+    defer { server.stop() }
+    for (line, error) in [
+      ("nonsense\n", "not a request"),
+      ("{\"version\":2,\"command\":\"status\"}\n", "protocol version 2 is not spoken here (1 is)"),
+      ("{\"version\":1,\"command\":\"dance\"}\n", "not a request"),
+    ] {
+      let fd = server.connect()
+      defer { close(fd) }
+      _ = write(fd, line, line.utf8.count)
+      let reply = try #require(Self.readReply(fd))
+      #expect(!reply.ok)
+      #expect(reply.error?.hasPrefix(error) == true, "\(line): \(reply.error ?? "")")
+    }
+  }
+
+  @Test func aMebibyteRequestIsRefusedAndOthersAreStillServed() throws {
+    let server = try ServerUnderTest()
+    defer { server.stop() }
+    let fd = server.connect()
+    defer { close(fd) }
+    let big = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+    var offset = 0
+    while offset < big.count {
+      let count = big.withUnsafeBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+      if count <= 0 { break }  // the server closed on us once over the limit
+      offset += count
+    }
+    let reply = Self.readReply(fd)
+    #expect(reply?.error == "request too large (the limit is 65536 bytes)" || reply == nil)
+    #expect(offset < big.count)
+    #expect(try server.ask("after").expansion == "after")
+  }
+
+  @Test func silentAndHalfClosedClientsAreDroppedWithoutStallingOthers() throws {
+    let server = try ServerUnderTest(timeout: 300_000)
+    defer { server.stop() }
+    let silent = server.connect()
+    defer { close(silent) }
+    let halfClosed = server.connect()
+    _ = write(halfClosed, "{\"version\":1,", 13)
+    shutdown(halfClosed, Int32(SHUT_WR))
+    #expect(try server.ask("still served").expansion == "still served")
+    // The half-closed one is gone at once (end of file), the silent one at its timeout.
+    #expect(Self.readReply(halfClosed) == nil)
+    close(halfClosed)
+    var ended = false
+    let deadline = Date().addingTimeInterval(3)
+    while !ended && Date() < deadline {
+      var byte: UInt8 = 0
+      ended = read(silent, &byte, 1) == 0
+    }
+    #expect(ended)
+    #expect(server.requests.count == 1)
+  }
+
+  @Test func aHundredClientsAtOnceAreAllAnsweredOrTurnedAway() throws {
+    let server = try ServerUnderTest()
+    defer { server.stop() }
+    let clients = (0..<100).map { _ in server.connect() }
+    defer { clients.forEach { close($0) } }
+    let request = String(decoding: ControlProtocol.encode(ControlRequest(command: .status)), as: UTF8.self)
+    var answered = 0
+    var turnedAway = 0
+    for fd in clients {
+      _ = send(fd, request, request.utf8.count, Int32(MSG_NOSIGNAL))
+      if let reply = Self.readReply(fd), reply.ok { answered += 1 } else { turnedAway += 1 }
+    }
+    #expect(answered + turnedAway == 100)
+    #expect(answered >= ControlServer.maximumClients)
+    #expect(try server.ask("later").expansion == "later")
+  }
+
+  @Test func theClientSaysWhenTheDaemonIsNotRunning() throws {
+    let run = try VKBDBinary.run(["status", "--socket", "/tmp/vkbd-nothing-here.sock"])
+    #expect(run.status == 69)
+    #expect(run.error == "vkbd: the daemon is not running (nothing listens on /tmp/vkbd-nothing-here.sock)\n")
+  }
+
+  static func readReply(_ fd: Int32) -> ControlReply? {
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let count = read(fd, &chunk, chunk.count)
+      if count <= 0 { break }
+      bytes += chunk[..<count]
+    }
+    return ControlProtocol.decode(ControlReply.self, from: bytes.prefix { $0 != UInt8(ascii: "\n") })
+  }
+}
+
+@Suite struct ReportTests {
+  @Test func statusReadsLikeASentenceAndATable() {
+    let status = StatusReport(
+      state: "running", config: "/etc/vkbd/config.yaml", configLoaded: "2026-11-23T01:00:00Z", layout: "de",
+      devicesGrabbed: 2, snippets: 3, uptimeSeconds: 3723, pid: 42, version: "0.1.0")
+    #expect(
+      Report.status(status) == """
+        vkbd 0.1.0 is running (pid 42, up 1h 02m 03s)
+        config    /etc/vkbd/config.yaml (loaded 2026-11-23T01:00:00Z)
+        layout    de
+        devices   2 keyboards grabbed
+        snippets  3
+
+        """)
+  }
+
+  @Test func statsShowsThePercentilesInMicroseconds() {
+    let stats = StatsReport(
+      eventsIn: 10, eventsOut: 12, samples: 12, p50: 20, p90: 30, p99: 40, p999: 41, max: 50, sinceSeconds: 65)
+    #expect(
+      Report.stats(stats) == """
+        events    10 in, 12 out, in 1m 05s
+        latency   p50 20 µs, p90 30 µs, p99 40 µs, p99.9 41 µs, max 50 µs (12 events)
+
+        """)
+  }
+
+  @Test func devicesLineUpInColumns() {
+    let devices = [
+      DeviceReport(
+        name: "AT Translated Set 2 keyboard", id: "0001:0001", path: "/dev/input/event0", grabbed: true,
+        state: "grabbed"),
+      DeviceReport(
+        name: "Mouse", id: "046d:c077", path: "/dev/input/event10", grabbed: false,
+        state: "a pointer: read for button presses"),
+    ]
+    #expect(
+      Report.devices(devices) == """
+        /dev/input/event0   0001:0001  AT Translated Set 2 keyboard  grabbed
+        /dev/input/event10  046d:c077  Mouse                         a pointer: read for button presses
+
+        """)
+  }
+
+  @Test func theJSONFieldNamesAreStable() {
+    let stats = StatsReport(
+      eventsIn: 1, eventsOut: 2, samples: 2, p50: 3, p90: 4, p99: 5, p999: 6, max: 7, sinceSeconds: 8)
+    #expect(
+      String(decoding: ControlProtocol.encode(stats), as: UTF8.self)
+        == "{\"eventsIn\":1,\"eventsOut\":2,\"max\":7,\"p50\":3,\"p90\":4,\"p99\":5,\"p999\":6,\"samples\":2,\"sinceSeconds\":8}\n"
+    )
+    #expect(
+      String(decoding: ControlProtocol.encode(ControlRequest(command: .releaseAll)), as: UTF8.self)
+        == "{\"command\":\"release-all\",\"version\":1}\n")
+  }
+
+  @Test func statusHelpSaysWhatItShows() throws {
+    let run = try VKBDBinary.run(["status", "--help"])
+    #expect(
+      run.output == """
+        OVERVIEW: Show whether the daemon runs or is paused, its config, layout,
+        devices and snippets.
+
+        USAGE: vkbd status [--socket <path>] [--json]
+
+        OPTIONS:
+          --socket <path>         The daemon's control socket (control_socket in the
+                                  config). (default: /run/vkbd/control.sock)
+          --json                  Print JSON (stable field names) instead of text.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+  }
+}
