@@ -97,6 +97,7 @@ final class Daemon {
     control.respond = { [unowned self] request in respond(to: request) }
     if !udev.isUdevdRunning { logger.info("udevd is not running: hotplug from the kernel's uevents") }
     for event in udev.inputDevices() { add(event) }
+    try Privileges.dropAfterStart()
     logger.info(
       "ready", metadata: ["virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)"])
   }

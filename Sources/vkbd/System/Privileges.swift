@@ -1,0 +1,18 @@
+import CEvdev
+import Glibc
+
+/// What the daemon gives up once its virtual keyboard, devices and control
+/// socket are open: it can never gain a privilege again nor run another
+/// program, and as root it keeps no capability. Opening a keyboard plugged in
+/// later and reading the config on reload need none: the nodes and the files
+/// (vkbd refuses any other) belong to root.
+enum Privileges {
+  static func dropAfterStart() throws(SystemError) {
+    guard CEvdev_setNoNewPrivileges() == 0 else { throw SystemError("prctl(PR_SET_NO_NEW_PRIVS)") }
+    // Not root (file capabilities, an ambient set): what it was given, it needs.
+    if geteuid() == 0 {
+      guard CEvdev_dropCapabilities() == 0 else { throw SystemError("capset") }
+    }
+    guard CEvdev_forbidExec() == 0 else { throw SystemError("seccomp") }
+  }
+}
