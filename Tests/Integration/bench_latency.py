@@ -1,0 +1,184 @@
+"""`make bench-latency`: end-to-end numbers in one boot of the VM.
+
+- Latency per key, from the source keyboard's write (CLOCK_MONOTONIC) to the
+  kernel timestamp of the same event on the output device, for 2,000 keys one
+  every 2 ms, through: the C floor (Benchmarks/Latency/floor.c), interception
+  tools' `interception -g | uinput`, vkbd (every aid on, the starter
+  snippets), and the floor again to show the noise.
+- Expansion throughput: a 2,000-character expansion until its last character
+  is read, checked character by character; beside `ydotool type` of the same
+  text with no delays.
+- Memory and start-up of the idle daemon.
+
+The C tools come from VKBD_LATENCY_TOOLS (built by the make target)."""
+
+import os
+import signal
+import subprocess
+import time
+
+from evdev import ecodes as e
+
+import vmlib
+from xkb import Typist
+
+TOOLS = os.environ.get("VKBD_LATENCY_TOOLS", "")
+KEYS = 2000
+INTERVAL_US = 2000
+SOURCE = "vkbd latency source"
+
+
+def tool(name):
+    return os.path.join(TOOLS, name)
+
+
+def wait_line(stream, text, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = stream.readline()
+        if text in line:
+            return
+        if not line:
+            time.sleep(0.05)
+    raise AssertionError("no %r" % text)
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def measure(label, start):
+    """Runs the source through the system `start` starts; returns latencies (µs)."""
+    source = subprocess.Popen([tool("source"), SOURCE, str(KEYS), str(INTERVAL_US)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    wait_line(source.stderr, "source: ready")
+    node = vmlib.wait_for_device(SOURCE).path
+    system, output_name = start(node)
+    probe = vmlib.start_probe(output_name, node, 2 * KEYS)
+    time.sleep(1)
+    source.send_signal(signal.SIGUSR1)
+    written = [tuple(int(field) for field in line.split()) for line in source.communicate(timeout=300)[0].split("\n")
+               if line]
+    read_lines = vmlib.probe_lines(probe)
+    for process in system:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    dropped = "dropped" in read_lines
+    read = [tuple(int(field) for field in line.split()) for line in read_lines if line and line != "dropped"]
+    assert not dropped, "%s: the probe's buffer overflowed" % label
+    assert [(c, v) for c, v, _ in read] == [(c, v) for c, v, _ in written], \
+        "%s: %d events written, %d read, or out of order" % (label, len(written), len(read))
+    return [r[2] - w[2] for r, w in zip(read, written)]
+
+
+def start_floor(node):
+    floor = subprocess.Popen([tool("floor"), node], stderr=subprocess.PIPE, text=True)
+    wait_line(floor.stderr, "floor: ready")
+    return [floor], "vkbd latency floor"
+
+
+def start_interception(node):
+    pipeline = subprocess.Popen(["sh", "-c", 'exec interception -g "$0" | exec uinput -d "$0"', node])
+    time.sleep(3)  # both ends start; the probe waits for the copy to appear
+    return [pipeline], SOURCE
+
+
+def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml"):
+    daemon = vmlib.Daemon(["run", "--config", config])
+    daemon.wait_ready()
+    deadline = time.time() + 60
+    while "device=%s " % SOURCE not in daemon.stderr_text() or "grabbed keyboard" not in daemon.stderr_text():
+        assert time.time() < deadline, daemon.stderr_text()
+        time.sleep(0.1)
+    return [daemon.process], "vkbd virtual keyboard"
+
+
+def bench_latency_against_the_floor_and_interception_tools():
+    default = subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True, text=True)
+    with open("/tmp/vkbd-bench-default.yaml", "w") as config:
+        config.write(default.stdout)
+    with open("/tmp/vkbd-bench-off.yaml", "w") as config:
+        config.write("autocapitalize: false\ndouble_space_period: false\nbackspace:\n  accelerate: false\nmatches: []\n")
+    results = []
+    for label, start in [("C floor", start_floor), ("interception-tools", start_interception),
+                         ("vkbd (all aids, starter snippets)", start_vkbd), ("C floor again", start_floor),
+                         ("interception-tools again", start_interception),
+                         ("vkbd again", start_vkbd),
+                         ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml"))]:
+        latencies = measure(label, start)
+        results.append((label, latencies))
+    floor = results[0][1]
+    print("  latency, source write to output kernel timestamp, %d keys every %d µs (µs):" % (KEYS, INTERVAL_US))
+    print("  %-36s %7s %7s %7s %7s %10s %10s" % ("system", "p50", "p90", "p99", "max", "p50/floor", "p99/floor"))
+    for label, latencies in results:
+        print("  %-36s %7d %7d %7d %7d %10.2f %10.2f" % (
+            label, percentile(latencies, 0.5), percentile(latencies, 0.9), percentile(latencies, 0.99),
+            max(latencies), percentile(latencies, 0.5) / percentile(floor, 0.5),
+            percentile(latencies, 0.99) / percentile(floor, 0.99)))
+
+
+TEXT = ("the quick brown fox jumps over the lazy dog, " * 50)[:2000]
+
+
+def read_typed(probe):
+    lines = vmlib.probe_lines(probe)
+    events = [tuple(int(field) for field in line.split()) for line in lines if line and line != "dropped"]
+    return events, "dropped" in lines
+
+
+def bench_expansion_throughput_against_ydotool():
+    config = "matches:\n  - trigger: ;long\n    replace: \"%s\"\n" % TEXT
+    with vmlib.SourceKeyboard() as source:
+        daemon = vmlib.Daemon(["run"], config_text=config)
+        daemon.wait_ready()
+        probe = vmlib.start_probe("vkbd virtual keyboard", "-", 100000)
+        time.sleep(1)
+        for code in (e.KEY_SEMICOLON, e.KEY_L, e.KEY_O, e.KEY_N, e.KEY_G):
+            source.tap(code)
+            time.sleep(0.1)
+        events, dropped = read_typed(probe)
+        daemon.stop(signal.SIGTERM)
+    typed = Typist("us").typed([(c, v) for c, v, _ in events])
+    # From the first Backspace (the trigger going) to the last character.
+    begun = next(t for c, v, t in events if c == e.KEY_BACKSPACE)
+    vkbd_rate = len(TEXT) / ((events[-1][2] - begun) / 1e6)
+    assert not dropped and typed == TEXT, "vkbd: %d of %d characters right" % (
+        sum(a == b for a, b in zip(typed, TEXT)), len(TEXT))
+
+    probe = vmlib.start_probe("ydotool virtual device", "-", 100000, ready=False)
+    started = time.time()
+    ydotool = subprocess.run(["ydotool", "type", "--delay", "3000", "--key-delay", "0", TEXT],
+                             capture_output=True, text=True, timeout=600)
+    events, ydotool_dropped = read_typed(probe)
+    ydotool_typed = Typist("us").typed([(c, v) for c, v, _ in events])
+    ydotool_rate = len(TEXT) / ((events[-1][2] - events[0][2]) / 1e6) if len(events) > 1 else 0
+    right = sum(a == b for a, b in zip(ydotool_typed, TEXT))
+    print("  expansion of %d characters: vkbd %.0f characters/s, all %d right, in order, none lost"
+          % (len(TEXT), vkbd_rate, len(TEXT)))
+    print("  ydotool type --key-delay 0: %.0f characters/s, %d of %d right%s (%.0f s in all)" % (
+        ydotool_rate, right, len(TEXT), ", the reader's buffer overflowed" if ydotool_dropped else "",
+        time.time() - started))
+    assert ydotool.returncode == 0, ydotool.stderr
+
+
+def bench_memory_and_start_up():
+    snippets = "matches:\n" + "".join(
+        "  - trigger: \";s%04d\"\n    replace: \"snippet number %d, a line of text\"\n" % (n, n) for n in range(1000))
+    default = subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
+                             text=True).stdout
+    for label, config in [("embedded default", default), ("1,000 snippets", snippets)]:
+        began = time.time()
+        daemon = vmlib.Daemon(["run"], config_text=config)
+        deadline = time.time() + 120
+        while "] ready" not in daemon.stderr_text():
+            assert time.time() < deadline and daemon.process.poll() is None, daemon.stderr_text()
+            time.sleep(0.005)
+        ready = time.time() - began
+        time.sleep(2)
+        print("  %-16s start-up (exec to virtual keyboard ready and devices grabbed) %.0f ms; idle RSS %.1f MiB" % (
+            label, ready * 1000, vmlib.rss_kib(daemon.process.pid) / 1024))
+        daemon.stop(signal.SIGTERM)

@@ -1,0 +1,89 @@
+"""Runs the integration tests inside the VM: every `test_*` function of the
+`test_*.py` modules here, in file then definition order, each under a time
+limit, a failure never stopping the others. Ends with the line the host
+runner reads: `integration: N passed, M failed in S s`.
+
+    harness.py [PATTERN]   only tests whose name contains PATTERN"""
+
+import fcntl
+import glob
+import importlib
+import inspect
+import os
+import signal
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import vmlib  # noqa: E402
+
+TIME_LIMIT = 240 * vmlib.SOAK  # seconds per test
+
+
+class TimeLimit(Exception):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise TimeLimit("over the %d s limit" % TIME_LIMIT)
+
+
+def quiet_console():
+    """Switches tty1's keyboard off (KDSKBMODE K_OFF), as a desktop session
+    does, so test keys do not become console input."""
+    try:
+        with open("/dev/tty1", "wb") as tty:
+            fcntl.ioctl(tty, 0x4B45, 0x04)
+    except OSError:
+        pass
+
+
+def tests(pattern):
+    # "bench…" selects the benchmarks (bench_*.py, `make bench-latency`) instead.
+    kind = "bench_" if pattern.startswith("bench") else "test_"
+    for path in sorted(glob.glob(os.path.join(HERE, kind + "*.py"))):
+        module = importlib.import_module(os.path.basename(path)[:-3])
+        functions = [
+            (name, function) for name, function in vars(module).items()
+            if name.startswith(kind) and inspect.isfunction(function) and function.__module__ == module.__name__
+        ]
+        functions.sort(key=lambda item: item[1].__code__.co_firstlineno)
+        for name, function in functions:
+            full = "%s.%s" % (module.__name__, name)
+            if kind == "bench_" or pattern in full:
+                yield full, function
+
+
+def main():
+    pattern = sys.argv[1] if len(sys.argv) > 1 else ""
+    quiet_console()
+    signal.signal(signal.SIGALRM, on_alarm)
+    started = time.time()
+    passed = failed = 0
+    print("integration: kernel %s, vkbd %s" % (os.uname().release, os.environ.get("VKBD_BIN")), flush=True)
+    for name, function in tests(pattern):
+        begin = time.time()
+        signal.alarm(TIME_LIMIT)
+        try:
+            function()
+            signal.alarm(0)
+            passed += 1
+            print("PASS %s (%.1f s)" % (name, time.time() - begin), flush=True)
+        except BaseException as error:  # noqa: B036 - a test's failure of any kind is reported
+            signal.alarm(0)
+            failed += 1
+            print("FAIL %s (%.1f s): %s" % (name, time.time() - begin, str(error).splitlines()[0] if str(error)
+                                             else type(error).__name__), flush=True)
+            for line in traceback.format_exc().splitlines()[-12:]:
+                print("    " + line, flush=True)
+        finally:
+            for line in vmlib.cleanup():
+                print("    " + line, flush=True)
+    print("integration: %d passed, %d failed in %d s" % (passed, failed, time.time() - started), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""A real Wayland desktop: sway (layout de) with foot running `cat > FILE`,
+udevd, libinput and seatd, all in the VM; vkbd between a source keyboard and
+sway. FILE holds exactly what the application received."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+from evdev import ecodes as e
+
+import vmlib
+from test_daemon import VIRTUAL, presses, started, wait_grabbed
+
+USER = 1000  # sway refuses root
+DESKTOP = "/tmp/desktop"
+FILE = os.path.join(DESKTOP, "typed.txt")
+
+# The keys of a German keyboard for the characters the test types:
+# (key, shift, altgr).
+GERMAN = {" ": (e.KEY_SPACE, False, False), "\n": (e.KEY_ENTER, False, False), ".": (e.KEY_DOT, False, False),
+          ",": (e.KEY_COMMA, False, False), "ö": (e.KEY_SEMICOLON, False, False), "ä": (e.KEY_APOSTROPHE, False, False),
+          "ß": (e.KEY_MINUS, False, False), "@": (e.KEY_Q, False, True), '"': (e.KEY_2, True, False),
+          "y": (e.KEY_Z, False, False), "z": (e.KEY_Y, False, False)}
+for letter in "abcdefghijklmnopqrstuvwx":
+    GERMAN.setdefault(letter, (getattr(e, "KEY_" + letter.upper()), False, False))
+for letter in "abcdefghijklmnopqrstuvwxyz":
+    key, _, _ = GERMAN[letter]
+    GERMAN[letter.upper()] = (key, True, False)
+
+
+def type_german(source, text, gap=0.09):
+    for character in text:
+        key, shift, altgr = GERMAN[character]
+        if shift:
+            source.press(e.KEY_LEFTSHIFT)
+        if altgr:
+            source.press(e.KEY_RIGHTALT)
+        source.tap(key)
+        if altgr:
+            source.release(e.KEY_RIGHTALT)
+        if shift:
+            source.release(e.KEY_LEFTSHIFT)
+        time.sleep(gap)
+
+
+def as_user(command, env):
+    return ["setpriv", "--reuid", str(USER), "--regid", str(USER), "--clear-groups", "env", "-i", *env, *command]
+
+
+class Desktop:
+    """udevd, seatd and sway with foot running `cat > FILE`."""
+
+    def __init__(self):
+        self.processes = []
+        os.makedirs(DESKTOP + "/runtime", exist_ok=True)
+        for path in (DESKTOP, DESKTOP + "/runtime"):
+            os.chown(path, USER, USER)
+            os.chmod(path, 0o700)
+        with open(DESKTOP + "/sway.conf", "w") as config:
+            config.write("input * xkb_layout de\n"
+                         "exec foot -e sh -c 'cat > %s'\n" % FILE)
+        os.environ["SYSTEMD_IGNORE_CHROOT"] = "1"
+        subprocess.run(["/lib/systemd/systemd-udevd", "--daemon"], check=True)
+        subprocess.run(["udevadm", "trigger", "--action=add"], check=True)
+        subprocess.run(["udevadm", "settle", "--timeout=60"], check=True)
+        self.log = open(DESKTOP + "/desktop.log", "w")
+        self.start(["seatd", "-l", "info"])
+        deadline = time.time() + 30
+        while not os.path.exists("/run/seatd.sock"):
+            assert time.time() < deadline, "seatd did not start:\n" + open(DESKTOP + "/desktop.log").read()
+            time.sleep(0.1)
+        os.chown("/run/seatd.sock", USER, USER)  # (seatd -u/-g take names; uid 1000 may have none)
+        self.env = ["XDG_RUNTIME_DIR=%s/runtime" % DESKTOP, "HOME=" + DESKTOP, "PATH=/usr/bin:/bin",
+                    "WLR_BACKENDS=headless,libinput", "WLR_RENDERER=pixman", "LIBSEAT_BACKEND=seatd",
+                    "XDG_CONFIG_HOME=%s/config" % DESKTOP]
+        self.start(as_user(["sway", "-c", DESKTOP + "/sway.conf"], self.env))
+        deadline = time.time() + 240
+        while not os.path.exists(FILE):
+            assert time.time() < deadline, "foot never started `cat`:\n" + open(DESKTOP + "/desktop.log").read()[-3000:]
+            time.sleep(0.5)
+        time.sleep(3)  # the window mapped and focused
+
+    def start(self, command):
+        self.processes.append(subprocess.Popen(command, stdout=self.log, stderr=self.log))
+
+    def swaymsg(self, *arguments):
+        sockets = [name for name in os.listdir(DESKTOP + "/runtime") if name.startswith("sway-ipc")]
+        env = self.env + ["SWAYSOCK=%s/runtime/%s" % (DESKTOP, sockets[0])]
+        return subprocess.run(as_user(["swaymsg", *arguments], env), capture_output=True, text=True, timeout=60)
+
+    def lines(self):
+        with open(FILE, encoding="utf-8") as typed:
+            return typed.read().split("\n")
+
+    def close(self):
+        for process in reversed(self.processes):
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        subprocess.run(["udevadm", "control", "--exit"])
+        self.log.close()
+
+
+def wait_for_lines(desktop, count, timeout=60):
+    deadline = time.time() + timeout
+    while len(desktop.lines()) <= count:
+        assert time.time() < deadline, "FILE has %r" % desktop.lines()
+        time.sleep(0.2)
+    return desktop.lines()[count - 1]
+
+
+def test_sway_on_de_receives_exactly_what_vkbd_types():
+    config = """
+layout:
+  layout: de
+matches:
+  - trigger: qqg
+    replace: "Grüße\\naus München, 5 €"
+"""
+    began = time.time()
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        desktop = Desktop()
+        try:
+            inputs = json.loads(desktop.swaymsg("-t", "get_inputs", "-r").stdout)
+            virtual = [device for device in inputs if device["name"] == VIRTUAL]
+            assert virtual and virtual[0]["type"] == "keyboard", inputs
+            print("  sway sees %r as a %s; its libinput layout: %s" % (
+                VIRTUAL, virtual[0]["type"], virtual[0].get("xkb_active_layout_name")))
+
+            # 1. AltGr and Shift strokes on de.
+            type_german(source, 'ö ß @ "\n')
+            assert wait_for_lines(desktop, 1) == 'ö ß @ "', desktop.lines()
+            # 2. A sentence end, two spaces, a lowercase word: the capital.
+            type_german(source, "das ist gut.  neu\n")
+            assert wait_for_lines(desktop, 2) == "Das ist gut.  Neu", desktop.lines()
+            # 3. A snippet with ü, € and a newline.
+            type_german(source, "qqg\n")
+            assert wait_for_lines(desktop, 4) == "aus München, 5 €", desktop.lines()
+            assert desktop.lines()[2] == "Grüße", desktop.lines()
+            # 4. Backspace held over a long line: characters, then words.
+            line = "eins zwei drei vier fuenf sechs sieben acht neun zehn elf zwoelf dreizehn vierzehn"
+            type_german(source, line, gap=0.06)
+            time.sleep(1)
+            backspaces_before = presses(reader.events).count((e.KEY_BACKSPACE, 1))
+            source.press(e.KEY_BACKSPACE)
+            time.sleep(3.5)
+            source.release(e.KEY_BACKSPACE)
+            time.sleep(1)
+            type_german(source, "\n")
+            left = wait_for_lines(desktop, 5)
+            shown = "E" + line[1:]  # auto-capitalized at the start of the line
+            downs = [t for (code, value, t) in reader.events if code == e.KEY_BACKSPACE and value == 1]
+            downs = downs[backspaces_before:]
+            taps = len(downs)
+            assert shown.startswith(left) and len(left) == len(shown) - taps, (left, taps)
+            assert left == "" or left.endswith(" "), "not at a word boundary: %r" % left
+            # Characters one at a time (50 ms apart), then words: a burst of
+            # taps at one instant per word.
+            bursts = [[downs[0]]]
+            for down in downs[1:]:
+                if down - bursts[-1][-1] < 0.01:
+                    bursts[-1].append(down)
+                else:
+                    bursts.append([down])
+            sizes = [len(burst) for burst in bursts]
+            assert sizes[:20] == [1] * 20 and max(sizes[20:]) > 1, sizes
+            ups = [t for (code, value, t) in reader.events if code == e.KEY_BACKSPACE and value == 0]
+            held = [up - down for down, up in zip(downs, ups[backspaces_before:])]
+            assert max(held) < 0.05, "Backspace held on the output for %.3f s" % max(held)
+            # 5. A key held for a second: the compositor's own repeat.
+            source.press(e.KEY_K)
+            time.sleep(1.5)
+            source.release(e.KEY_K)
+            type_german(source, "\n")
+            repeated = wait_for_lines(desktop, 6)
+            # Capitalized at the line's start; the repeats are lowercase, as
+            # after a tap of Shift.
+            assert len(repeated) >= 3 and repeated[0] == "K" and set(repeated[1:]) == {"k"}, repeated
+            print("  FILE:")
+            for number, text in enumerate(desktop.lines()[:6], 1):
+                print("    %d: %r" % (number, text))
+            print("  Backspace held 3.5 s: %d characters one by one, then words of %s characters; "
+                  "k held 1.5 s repeated by sway to %d; %.0f s in all" % (
+                      sizes.count(1), [size for size in sizes if size > 1], len(repeated), time.time() - began))
+        finally:
+            desktop.close()
+            daemon.stop(signal.SIGTERM)

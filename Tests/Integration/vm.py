@@ -1,0 +1,240 @@
+#!/usr/bin/python3
+"""Runs the integration suite on a real Linux kernel: boots Debian's kernel in
+QEMU (TCG) with the host's root file system read-only over 9p, runs
+Tests/Integration/harness.py inside, and carries out the QMP commands the
+guest tests ask for (`@@QMP {...}` lines on the serial console), so that they
+can drive the VM's i8042 keyboard.
+
+    vm.py [--vkbd PATH] [--timeout SECONDS] [-k PATTERN]
+
+Exits 0 when every selected test passed."""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+CACHE = os.path.join(REPO, ".cache", "vm")
+PACKAGES = ["qemu-system-x86", "busybox-static", "cpio", "python3-evdev", "evtest", "libxkbcommon-tools",
+            "util-linux", "xz-utils", "libinput-tools", "udev", "sway", "seatd", "foot", "fonts-dejavu-core",
+            "interception-tools", "ydotool"]
+MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "netfs",
+           "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput"]
+
+
+def log(message):
+    print("vm: " + message, flush=True)
+
+
+def run(command, **options):
+    return subprocess.run(command, check=True, **options)
+
+
+def kernel_package():
+    output = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
+    match = re.search(r"Depends: (linux-image-[0-9][^\s]*)", output)
+    if not match:
+        run(["apt-get", "update", "-qq"])
+        output = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
+        match = re.search(r"Depends: (linux-image-[0-9][^\s]*)", output)
+    if not match:
+        sys.exit("vm: cannot find Debian's kernel package (apt-cache depends linux-image-amd64)")
+    return match.group(1)
+
+
+def prepare_kernel():
+    """Debian's kernel, unpacked (not installed) under the cache."""
+    package = kernel_package()
+    version = package[len("linux-image-"):]
+    root = os.path.join(CACHE, "kernel-" + version)
+    vmlinuz = os.path.join(root, "boot", "vmlinuz-" + version)
+    if not os.path.exists(vmlinuz):
+        log("fetching %s" % package)
+        downloads = os.path.join(CACHE, "debs")
+        os.makedirs(downloads, exist_ok=True)
+        run(["apt-get", "download", package], cwd=downloads)
+        deb = next(name for name in os.listdir(downloads) if name.startswith(package + "_"))
+        staging = root + ".partial"
+        shutil.rmtree(staging, ignore_errors=True)
+        run(["dpkg-deb", "-x", os.path.join(downloads, deb), staging])
+        os.rename(staging, root)
+    return version, root, vmlinuz
+
+
+def find_module(root, version, name):
+    base = os.path.join(root, "lib", "modules", version, "kernel")
+    for directory, _, files in os.walk(base):
+        for file in files:
+            if file in (name + ".ko", name + ".ko.xz"):
+                return os.path.join(directory, file)
+    return None
+
+
+def prepare_initramfs(version, root):
+    """busybox, the modules the guest needs, and init.sh, as a cpio archive;
+    rebuilt only when one of its inputs changes."""
+    init = os.path.join(HERE, "init.sh")
+    busybox = shutil.which("busybox") or "/bin/busybox"
+    stamp = hashlib.sha256()
+    for part in [version, " ".join(MODULES), open(init).read(), busybox]:
+        stamp.update(part.encode())
+    initramfs = os.path.join(CACHE, "initramfs-%s.cpio.gz" % stamp.hexdigest()[:16])
+    if os.path.exists(initramfs):
+        return initramfs
+    log("building the initramfs")
+    tree = os.path.join(CACHE, "initramfs")
+    shutil.rmtree(tree, ignore_errors=True)
+    for directory in ["bin", "modules", "proc", "sys", "dev", "host"]:
+        os.makedirs(os.path.join(tree, directory))
+    shutil.copy(busybox, os.path.join(tree, "bin", "busybox"))
+    shutil.copy(init, os.path.join(tree, "init"))
+    os.chmod(os.path.join(tree, "init"), 0o755)
+    order = []
+    for name in MODULES:
+        path = find_module(root, version, name)
+        if path is None:
+            continue  # built into this kernel
+        target = os.path.join(tree, "modules", name + ".ko")
+        if path.endswith(".xz"):
+            with open(target, "wb") as out:
+                run(["xz", "-dc", path], stdout=out)
+        else:
+            shutil.copy(path, target)
+        order.append(name)
+    with open(os.path.join(tree, "modules", "order"), "w") as out:
+        out.write("\n".join(order) + "\n")
+    files = subprocess.run(["find", "."], cwd=tree, capture_output=True, check=True).stdout
+    with open(initramfs + ".partial", "wb") as out:
+        cpio = subprocess.Popen(["cpio", "-o", "-H", "newc", "--quiet"], cwd=tree, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE)
+        gzip = subprocess.Popen(["gzip", "-1"], stdin=cpio.stdout, stdout=out)
+        cpio.stdin.write(files)
+        cpio.stdin.close()
+        cpio.stdout.close()
+        gzip.wait()
+        cpio.wait()
+    os.rename(initramfs + ".partial", initramfs)
+    return initramfs
+
+
+class QMP:
+    """QEMU's machine protocol, for the guest's `@@QMP` requests."""
+
+    def __init__(self, path):
+        self.path = path
+        self.connection = None
+        self.buffer = b""
+
+    def connect(self):
+        deadline = time.time() + 30
+        while self.connection is None:
+            try:
+                connection = socket.socket(socket.AF_UNIX)
+                connection.connect(self.path)
+                self.connection = connection
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.1)
+        self.receive()  # the greeting
+        self.execute({"execute": "qmp_capabilities"})
+
+    def receive(self):
+        while b"\n" not in self.buffer:
+            chunk = self.connection.recv(65536)
+            if not chunk:
+                raise OSError("QMP closed")
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+    def execute(self, command):
+        self.connection.sendall(json.dumps(command).encode() + b"\n")
+        while True:
+            reply = self.receive()
+            if "return" in reply or "error" in reply:
+                return reply
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--vkbd", default=os.path.join(REPO, ".build", "debug", "vkbd"))
+    parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("-k", dest="pattern", default="")
+    parser.add_argument("--tools", help="the project's C tools (probe, source, floor), for the tests that use them")
+    parser.add_argument("--bench", action="store_true", help="run the benchmarks (bench_*.py) instead of the tests")
+    parser.add_argument("--soak", type=int, default=1, help="repeat the load of the fault tests this many times")
+    options = parser.parse_args()
+    if not re.fullmatch(r"[A-Za-z0-9_]*", options.pattern):
+        sys.exit("vm: -k takes letters, digits and _")
+    started = time.time()
+    run([os.path.join(REPO, "scripts", "install-packages"), *PACKAGES])
+    os.makedirs(CACHE, exist_ok=True)
+    version, root, vmlinuz = prepare_kernel()
+    initramfs = prepare_initramfs(version, root)
+    qmp_path = os.path.join(CACHE, "qmp-%d.sock" % os.getpid())
+    vkbd = os.path.abspath(options.vkbd)
+    append = " ".join([
+        "console=ttyS0", "quiet", "panic=-1", "vkbd.repo=" + REPO, "vkbd.bin=" + vkbd,
+        "vkbd.select=" + ("bench" if options.bench else options.pattern or "-"),
+        "vkbd.tools=" + (os.path.abspath(options.tools) if options.tools else "-"),
+        "vkbd.soak=%d" % options.soak,
+    ])
+    command = [
+        "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults",
+        "-no-reboot", "-display", "none", "-serial", "stdio", "-nic", "none",
+        "-virtfs", "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap",
+        "-qmp", "unix:%s,server=on,wait=off" % qmp_path,
+        "-kernel", vmlinuz, "-initrd", initramfs, "-append", append,
+    ]
+    if options.bench:
+        # Instruction-counted guest time: repeatable, so systems compare in one boot.
+        command += ["-icount", "shift=0"]
+    log("booting %s" % version)
+    qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    timer = threading.Timer(options.timeout, qemu.kill)
+    timer.start()
+    qmp = QMP(qmp_path)
+    summary = None
+    try:
+        qmp.connect()
+        for raw in qemu.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            if line.startswith("@@QMP "):
+                request = json.loads(line[len("@@QMP "):])
+                time.sleep(request.get("delay_ms", 0) / 1000)
+                reply = qmp.execute(request["command"])
+                if "error" in reply:
+                    print("vm: QMP error: %s" % reply["error"], flush=True)
+                continue
+            print(line, flush=True)
+            match = re.match(r"integration: (\d+) passed, (\d+) failed", line)
+            if match:
+                summary = (int(match.group(1)), int(match.group(2)))
+        qemu.wait()
+    finally:
+        timer.cancel()
+        if qemu.poll() is None:
+            qemu.kill()
+        if os.path.exists(qmp_path):
+            os.unlink(qmp_path)
+    elapsed = time.time() - started
+    if summary is None:
+        print("integration: the VM ended without a result (timeout %d s?) after %d s" % (options.timeout, elapsed))
+        return 1
+    passed, failed = summary
+    print("vm: %d passed, %d failed; %d s with boot" % (passed, failed, elapsed), flush=True)
+    return 0 if failed == 0 and passed > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

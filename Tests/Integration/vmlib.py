@@ -1,0 +1,300 @@
+"""What the guest tests drive vkbd with: uinput source keyboards, readers of
+input devices (python3-evdev), the daemon as a process, and the host's QMP
+for the VM's i8042 keyboard. Everything a test starts is stopped by
+`cleanup()`, which the harness calls after each test."""
+
+import json
+import os
+import select
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+import evdev
+from evdev import ecodes as e
+
+_started = []  # daemons, keyboards and readers to clean up after a test
+
+# How many times over the fault tests repeat their load: 1 in make check, more
+# in make soak (vm.py --soak).
+SOAK = int(os.environ.get("VKBD_SOAK", "1"))
+
+
+def wait_for_device(name, timeout=60):
+    """The evdev device called `name`, once it appears."""
+    deadline = time.time() + timeout
+    while True:
+        for path in evdev.list_devices():
+            try:
+                device = evdev.InputDevice(path)
+            except OSError:
+                continue
+            if device.name == name:
+                return device
+            device.close()
+        if time.time() > deadline:
+            raise AssertionError("no input device %r after %d s" % (name, timeout))
+        time.sleep(0.1)
+
+
+def i8042_keyboard():
+    return wait_for_device("AT Translated Set 2 keyboard")
+
+
+# A keyboard's keys: every key code up to KEY_MICMUTE, which has letters,
+# digits, modifiers, Enter, Backspace, Escape, arrows and F-keys.
+KEYBOARD_KEYS = list(range(e.KEY_ESC, e.KEY_MICMUTE + 1))
+
+
+class SourceKeyboard:
+    """A keyboard made with uinput, for vkbd to grab."""
+
+    def __init__(self, name="vkbd test keyboard", keys=KEYBOARD_KEYS):
+        self.name = name
+        self.uinput = evdev.UInput({e.EV_KEY: keys}, name=name)
+        self._device = None
+        _started.append(self)
+        wait_for_device(name)
+
+    def device(self):
+        """The keyboard's own event node, as an evdev device."""
+        if self._device is None:
+            self._device = wait_for_device(self.name)
+        return self._device
+
+    def press(self, code):
+        self.uinput.write(e.EV_KEY, code, 1)
+        self.uinput.syn()
+
+    def release(self, code):
+        self.uinput.write(e.EV_KEY, code, 0)
+        self.uinput.syn()
+
+    def tap(self, code):
+        self.press(code)
+        self.release(code)
+
+    def type_keys(self, codes, gap=0.05):
+        for code in codes:
+            self.tap(code)
+            time.sleep(gap)
+
+    def close(self):
+        if self._device is not None:
+            self._device.close()
+            self._device = None
+        if self.uinput is not None:
+            self.uinput.close()
+            self.uinput = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self.close()
+
+
+class SourceMouse:
+    """A mouse made with uinput: vkbd reads its buttons, never grabs it."""
+
+    def __init__(self, name="vkbd test mouse"):
+        self.uinput = evdev.UInput({e.EV_KEY: [e.BTN_LEFT, e.BTN_RIGHT], e.EV_REL: [e.REL_X, e.REL_Y]}, name=name)
+        _started.append(self)
+        wait_for_device(name)
+
+    def click(self):
+        for value in (1, 0):
+            self.uinput.write(e.EV_KEY, e.BTN_LEFT, value)
+            self.uinput.syn()
+
+    def close(self):
+        if self.uinput is not None:
+            self.uinput.close()
+            self.uinput = None
+
+
+def key_values(events):
+    """The (code, value) pairs of a reader's events."""
+    return [(code, value) for code, value, _ in events]
+
+
+class Reader:
+    """Reads a device's key events in a thread: `events` holds (code, value,
+    kernel time in seconds); `dropped` tells whether the kernel dropped any."""
+
+    def __init__(self, device):
+        self.device = device
+        self.events = []
+        self.dropped = False
+        self._stop = False
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        _started.append(self)
+
+    def _run(self):
+        while not self._stop:
+            try:
+                ready, _, _ = select.select([self.device.fd], [], [], 0.1)
+                if not ready:
+                    continue
+                for event in self.device.read():
+                    if event.type == e.EV_KEY:
+                        with self._lock:
+                            self.events.append((event.code, event.value, event.timestamp()))
+                    elif event.type == e.EV_SYN and event.code == e.SYN_DROPPED:
+                        self.dropped = True
+            except (OSError, ValueError):
+                return  # the device went away
+
+    def wait_for(self, condition, timeout=30):
+        """Waits until `condition(events)` holds (or `len(events) >= condition`)."""
+        if isinstance(condition, int):
+            count = condition
+            condition = lambda events: len(events) >= count  # noqa: E731
+        deadline = time.time() + timeout
+        while True:
+            with self._lock:
+                events = list(self.events)
+            if condition(events):
+                return events
+            if time.time() > deadline:
+                raise AssertionError("the reader did not see what it waited for within %d s; saw %d events: %s" % (
+                    timeout, len(events), key_values(events)[-12:]))
+            time.sleep(0.05)
+
+    def keys_down(self):
+        """The keys down after the events seen (kernel repeats leave it as is)."""
+        down = set()
+        with self._lock:
+            for code, value, _ in self.events:
+                if value == 1:
+                    down.add(code)
+                elif value == 0:
+                    down.discard(code)
+        return down
+
+    def close(self):
+        self._stop = True
+        self._thread.join(timeout=2)
+        try:
+            self.device.close()
+        except OSError:
+            pass
+
+
+class Daemon:
+    """`$VKBD_BIN args… --config FILE` as a process, its stderr in a file."""
+
+    def __init__(self, args, config_text=None):
+        self.config_path = None
+        if config_text is not None:
+            handle, self.config_path = tempfile.mkstemp(prefix="vkbd-config-", suffix=".yaml")
+            with os.fdopen(handle, "w") as config:
+                config.write(config_text)
+            args = list(args) + ["--config", self.config_path]
+        handle, self.log_path = tempfile.mkstemp(prefix="vkbd-log-", suffix=".txt")
+        self._log = os.fdopen(handle, "w")
+        self.process = subprocess.Popen([os.environ["VKBD_BIN"], *args], stdout=self._log, stderr=self._log)
+        _started.append(self)
+
+    def stderr_text(self):
+        with open(self.log_path, errors="replace") as log:
+            return log.read()
+
+    def wait_ready(self, timeout=90):
+        """Waits for the daemon's "ready" line (virtual keyboard up, devices taken)."""
+        deadline = time.time() + timeout
+        while "] ready" not in self.stderr_text():
+            if self.process.poll() is not None:
+                raise AssertionError("vkbd exited %d before it was ready:\n%s" % (
+                    self.process.returncode, self.stderr_text()))
+            if time.time() > deadline:
+                raise AssertionError("vkbd not ready after %d s:\n%s" % (timeout, self.stderr_text()))
+            time.sleep(0.1)
+
+    def wait_exit(self, timeout=30):
+        try:
+            return self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("vkbd still running after %d s:\n%s" % (timeout, self.stderr_text()))
+
+    def stop(self, signum=signal.SIGTERM, timeout=30):
+        if self.process.poll() is None:
+            self.process.send_signal(signum)
+        return self.wait_exit(timeout)
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
+
+
+def rss_kib(pid):
+    """A process's resident memory (/proc/PID/status VmRSS), in KiB."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_seconds(pid):
+    """User and system CPU time a process has used (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def start_probe(name, excluded="-", count=2000000000, ready=True):
+    """The project's C probe (Benchmarks/Latency/probe.c, built into
+    $VKBD_LATENCY_TOOLS) reading the device `name`, for readers Python under
+    TCG is too slow to be: its output goes to a file (a pipe nobody reads yet
+    would fill and stall it). It stops after `count` events or 5 s idle."""
+    output = tempfile.TemporaryFile("w+")
+    probe = subprocess.Popen([os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "probe"), name, excluded, str(count),
+                              "5000"], stdout=output, stderr=subprocess.PIPE, text=True)
+    probe.output = output
+    if ready:
+        while "probe: ready" not in probe.stderr.readline():
+            if probe.poll() is not None:
+                raise AssertionError("the probe found no device %r" % name)
+    return probe
+
+
+def probe_lines(probe, timeout=600):
+    """What the probe recorded: `code value microseconds` lines (and `dropped`)."""
+    probe.wait(timeout=timeout)
+    probe.output.seek(0)
+    return [line for line in probe.output.read().split("\n") if line]
+
+
+def qmp(command, delay_ms=0):
+    """Asks the host to run a QMP command (after `delay_ms`)."""
+    print("@@QMP " + json.dumps({"delay_ms": delay_ms, "command": command}), flush=True)
+
+
+def qmp_type(qcodes, gap_ms=60):
+    """Presses and releases each QEMU key code on the i8042 keyboard."""
+    for qcode in qcodes:
+        for down in (True, False):
+            qmp({"execute": "input-send-event", "arguments": {"events": [
+                {"type": "key", "data": {"down": down, "key": {"type": "qcode", "data": qcode}}}]}},
+                delay_ms=gap_ms)
+
+
+def cleanup():
+    """Stops what the last test started; returns what it had to clean up."""
+    notes = []
+    while _started:
+        thing = _started.pop()
+        if isinstance(thing, Daemon) and thing.process.poll() is None:
+            notes.append("killed a vkbd the test left running")
+        try:
+            thing.close()
+        except Exception as error:  # noqa: BLE001 - cleanup goes on
+            notes.append("cleanup: %s" % error)
+    return notes
