@@ -2,25 +2,128 @@
 
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+MANDIR ?= $(PREFIX)/share/man
+DATADIR ?= $(PREFIX)/share
+# udev, libinput and systemd read only their own directories: /usr for a
+# system package, /etc (and /usr/share/libinput) for a local install.
+ifeq ($(PREFIX),/usr)
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+SYSTEMDUNITDIR ?= /usr/lib/systemd/system
+else
+UDEVRULESDIR ?= /etc/udev/rules.d
+SYSTEMDUNITDIR ?= /etc/systemd/system
+endif
+LIBINPUTQUIRKSDIR ?= /usr/share/libinput
+# The build whose binary `make install` copies.
+CONFIGURATION ?= release
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
 # Debian packages the build and the tests need, and those the daemon needs to run.
-BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libx11-data
+BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libx11-data mandoc systemd
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 xkb-data libx11-data
 
-.PHONY: all release check unit-tests build-deps run-deps clean format
+.PHONY: all release completions run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency latency-tools install uninstall build-deps run-deps clean format
 
-all: release
+all: release completions
 
 release: build-deps
 	$(SWIFT) build -c release
 
-# Unit tests (Swift Testing). Later suites join here.
-check: build-deps unit-tests
+# Shell completions, generated from the argument parser.
+completions: release
+	mkdir -p .build/completions
+	.build/release/vkbd --generate-completion-script bash > .build/completions/vkbd.bash
+	.build/release/vkbd --generate-completion-script zsh > .build/completions/_vkbd
+	.build/release/vkbd --generate-completion-script fish > .build/completions/vkbd.fish
+
+# The daemon in the foreground, on /etc/vkbd/config.yaml or the embedded default.
+run: run-deps release
+	.build/release/vkbd run
+
+# Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
+check: build-deps unit-tests install-test fuzz-quick vm-tests
 
 unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# libFuzzer over the config loader, the script parser and the request parser
+# (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each, a quick run in make check.
+FUZZ_SECONDS ?= 300
+fuzz-build: build-deps
+	$(SWIFT) build --product vkbd --scratch-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DVKBD_FUZZ -Xswiftc -parse-as-library
+
+fuzz: fuzz-build
+	./scripts/fuzz $(FUZZ_SECONDS)
+
+fuzz-quick: fuzz-build
+	./scripts/fuzz 10
+
+# The long run of the fault tests: libFuzzer for FUZZ_SECONDS on each target,
+# then the VM's fault tests with SOAK times their load (make check runs 1).
+SOAK ?= 10
+soak: fuzz latency-tools
+	$(SWIFT) build
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency \
+		-k test_faults --soak $(SOAK) --timeout $$(( 900 * $(SOAK) ))
+
+# make install into a scratch directory, checked file by file and by systemd-analyze.
+install-test: build-deps
+	$(SWIFT) build
+	./scripts/install-test
+
+# The integration suite: boots a Debian kernel in QEMU and runs Tests/Integration
+# against the debug build (see Tests/Integration/README.md).
+vm-tests: build-deps latency-tools
+	$(SWIFT) build
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency
+
+# Engine benchmarks (ordo-one/benchmark), built in their own scratch path.
+bench: build-deps
+	VKBD_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench benchmark --target EngineBenchmarks
+
+# Everything a system needs; never overwrites /etc/vkbd/config.yaml (the
+# example goes under share). Then: systemctl daemon-reload, udevadm control
+# --reload, systemctl enable --now vkbd.
+install: $(if $(filter release,$(CONFIGURATION)),release)
+	install -D -m 0755 .build/$(CONFIGURATION)/vkbd $(DESTDIR)$(BINDIR)/vkbd
+	install -D -m 0644 man/vkbd.8 $(DESTDIR)$(MANDIR)/man8/vkbd.8
+	install -D -m 0644 man/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5
+	install -D -m 0644 udev-rules/70-vkbd.rules $(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules
+	install -D -m 0644 udev-rules/50-vkbd.quirks $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/vkbd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service
+	install -d $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	.build/$(CONFIGURATION)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
+	.build/$(CONFIGURATION)/vkbd --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/vkbd
+	.build/$(CONFIGURATION)/vkbd --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_vkbd
+	.build/$(CONFIGURATION)/vkbd --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/vkbd.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/vkbd $(DESTDIR)$(MANDIR)/man8/vkbd.8 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5 \
+		$(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service $(DESTDIR)$(DATADIR)/vkbd/config.yaml \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/vkbd $(DESTDIR)$(DATADIR)/zsh/site-functions/_vkbd \
+		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/vkbd.fish
+	-rmdir $(DESTDIR)$(DATADIR)/vkbd
+
+# End-to-end latency, expansion throughput, memory and start-up, in one boot
+# of the VM (Tests/Integration/bench_latency.py), against a C floor and peers.
+bench-latency: build-deps
+	$(SWIFT) build -c release
+	$(MAKE) latency-tools
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/release/vkbd --tools .build-bench/latency --bench
+
+# The C floor, source keyboard and probe of Benchmarks/Latency.
+latency-tools: build-deps
+	mkdir -p .build-bench/latency
+	for tool in floor source probe; do \
+		cc -O2 -Wall -o .build-bench/latency/$$tool Benchmarks/Latency/$$tool.c $$(pkg-config --cflags --libs libevdev) || exit 1; \
+	done
 
 build-deps:
 	@./scripts/install-packages $(BUILD_PACKAGES)
@@ -29,7 +132,7 @@ run-deps:
 	@./scripts/install-packages $(RUN_PACKAGES)
 
 format:
-	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-bench .build-fuzz
