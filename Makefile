@@ -23,7 +23,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev xkb-data libx11-data mandoc systemd
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 xkb-data libx11-data
 
-.PHONY: all release completions run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency latency-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions
 
@@ -64,7 +64,7 @@ fuzz-quick: fuzz-build
 # The long run of the fault tests: libFuzzer for FUZZ_SECONDS on each target,
 # then the VM's fault tests with SOAK times their load (make check runs 1).
 SOAK ?= 10
-soak: fuzz latency-tools
+soak: fuzz vm-tools
 	$(SWIFT) build
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency \
 		-k test_faults --soak $(SOAK) --timeout $$(( 900 * $(SOAK) ))
@@ -76,7 +76,7 @@ install-test: build-deps
 
 # The integration suite: boots a Debian kernel in QEMU and runs Tests/Integration
 # against the debug build (see Tests/Integration/README.md).
-vm-tests: build-deps latency-tools
+vm-tests: build-deps vm-tools
 	$(SWIFT) build
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency
 
@@ -115,15 +115,17 @@ uninstall:
 # of the VM (Tests/Integration/bench_latency.py), against a C floor and peers.
 bench-latency: build-deps
 	$(SWIFT) build -c release
-	$(MAKE) latency-tools
+	$(MAKE) vm-tools
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/release/vkbd --tools .build-bench/latency --bench
 
-# The C floor, source keyboard and probe of Benchmarks/Latency.
-latency-tools: build-deps
+# The C tools of the VM suite: the floor, source keyboard and probe of
+# Benchmarks/Latency, and the clock shim of Tests/Integration.
+vm-tools: build-deps
 	mkdir -p .build-bench/latency
 	for tool in floor source probe; do \
 		cc -O2 -Wall -o .build-bench/latency/$$tool Benchmarks/Latency/$$tool.c $$(pkg-config --cflags --libs libevdev) || exit 1; \
 	done
+	cc -O2 -Wall -shared -fPIC -o .build-bench/latency/boottime_jump.so Tests/Integration/boottime_jump.c -ldl
 
 build-deps:
 	@./scripts/install-packages $(BUILD_PACKAGES)

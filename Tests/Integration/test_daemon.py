@@ -25,9 +25,9 @@ matches: []
 """
 
 
-def started(config, log_level="info"):
+def started(config, log_level="info", environment=None):
     """vkbd running with `config`, its virtual keyboard up, and a reader on it."""
-    daemon = vmlib.Daemon(["run", "--log-level", log_level], config_text=config)
+    daemon = vmlib.Daemon(["run", "--log-level", log_level], config_text=config, environment=environment)
     daemon.wait_ready(timeout=90)
     reader = vmlib.Reader(vmlib.wait_for_device(VIRTUAL))
     return daemon, reader

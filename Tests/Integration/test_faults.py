@@ -119,3 +119,39 @@ def test_a_storm_of_keyboards_coming_and_going_leaks_nothing():
         assert fds_after <= fds_before + 2
         daemon.stop(signal.SIGTERM)
 
+
+
+def test_after_a_jump_of_boottime_held_keys_are_read_again_from_the_kernel():
+    # A suspend-like jump: CLOCK_BOOTTIME moves 30 s ahead of CLOCK_MONOTONIC
+    # (Tests/Integration/boottime_jump.c, preloaded), as it does across a
+    # suspend, which the VM itself cannot come back from.
+    jump = "/tmp/vkbd-boottime-jump"
+    with open(jump, "w") as seconds:
+        seconds.write("0")
+    preload = {"LD_PRELOAD": os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "boottime_jump.so"),
+               "VKBD_BOOTTIME_JUMP": jump}
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(PLAIN, environment=preload)
+        wait_grabbed(daemon, source.name)
+        source.press(e.KEY_LEFTSHIFT)
+        source.tap(e.KEY_A)
+        source.press(e.KEY_X)
+        reader.wait_for(lambda events: (e.KEY_X, 1) in presses(events), timeout=30)
+        assert "the system slept" not in daemon.stderr_text()
+        with open(jump, "w") as seconds:
+            seconds.write("30")
+        # After the "wake": X is let go and B tapped, with Shift still held.
+        source.release(e.KEY_X)
+        tap_through(source, reader, e.KEY_B)
+        assert "the system slept" in daemon.stderr_text()
+        # Everything went up; Shift, still down in the kernel, went down
+        # again; X stayed up; B came once, from its own events.
+        assert presses(reader.events) == [
+            (e.KEY_LEFTSHIFT, 1), (e.KEY_A, 1), (e.KEY_A, 0), (e.KEY_X, 1),
+            (e.KEY_LEFTSHIFT, 0), (e.KEY_X, 0),
+            (e.KEY_LEFTSHIFT, 1), (e.KEY_B, 1), (e.KEY_B, 0)], presses(reader.events)
+        source.release(e.KEY_LEFTSHIFT)
+        reader.wait_for(lambda events: reader.keys_down() == set(), timeout=30)
+        print("  BOOTTIME 30 s past MONOTONIC: every key released; Shift, still held, pressed again; "
+              "X released after it stayed up; B typed once")
+        daemon.stop(signal.SIGTERM)

@@ -184,27 +184,50 @@ final class Daemon {
   }
 
   /// After a suspend, what was held before it means nothing: every key goes
-  /// up on the virtual keyboard, and the keys held before that the kernel
-  /// says are still down (EVIOCGKEY) go down again. A key pressed since comes
-  /// with its own event, still waiting to be read.
+  /// up on the virtual keyboard, the keys the kernel says are down now
+  /// (EVIOCGKEY) go down again, and the keys pressed or released since the
+  /// wake follow as their events say.
   private func noticeSleep() {
     let asleep = Self.timeAsleep()
     guard asleep - timeAsleepBefore > 1_000_000 else { return }
     timeAsleepBefore = asleep
     logger.notice("the system slept; releasing every key and reading the keyboards again")
+    let grabbed = sources.values.filter { $0.role == .grabbed }
+    // The events since the wake are read first: EVIOCGKEY drops those still
+    // waiting. Its state then differs from theirs only by a press or release
+    // in the microseconds between, which the last step makes good.
+    var pending: [(source: Source, event: input_event, resynced: Bool)] = []
+    for source in grabbed {
+      _ = source.device.readEvents { event, resynced in
+        if event.type == UInt16(EV_KEY) { pending.append((source, event, resynced)) }
+      }
+    }
+    let kernelState = grabbed.map { $0.device.keyState() }
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
     engine.resetText()
     let now = Instant(microseconds: monotonicMicroseconds())
-    for source in sources.values where source.role == .grabbed {
-      let heldBefore = source.held
+    for (source, down) in zip(grabbed, kernelState) {
       source.held = [Bool](repeating: false, count: KeyCode.count)
-      for code in source.device.keysDown() where Int(code) < KeyCode.count && heldBefore[Int(code)] {
-        source.held[Int(code)] = true
-        engine.handle(KeyEvent(code: code, value: .down, time: now, device: source.id), into: &output)
+      for code in 0..<KeyCode.count
+      where down[code] && !pending.contains(where: { $0.source === source && Int($0.event.code) == code }) {
+        press(UInt16(code), down: true, on: source, at: now)
       }
     }
     flush(sourceTime: nil)
+    for (source, event, resynced) in pending { keyEvent(event, from: source, resynced: resynced) }
+    for (source, down) in zip(grabbed, kernelState) {
+      for code in 0..<KeyCode.count where source.held[code] != down[code] {
+        press(UInt16(code), down: down[code], on: source, at: now)
+      }
+    }
+    flush(sourceTime: nil)
+  }
+
+  /// Tells the engine of a key the daemon found down or up without an event.
+  private func press(_ code: UInt16, down: Bool, on source: Source, at time: Instant) {
+    source.held[Int(code)] = down
+    engine.handle(KeyEvent(code: code, value: down ? .down : .up, time: time, device: source.id), into: &output)
   }
 
   // MARK: - Key events

@@ -61,13 +61,17 @@ final class EvdevDevice {
   var isPointer: Bool { has(EV_KEY, BTN_LEFT) }
 
   /// Whether the kernel has any key of the device down now (EVIOCGKEY).
-  func hasKeysDown() -> Bool { !keysDown().isEmpty }
+  func hasKeysDown() -> Bool { keyState().contains(true) }
 
-  /// The keys the kernel has down on the device now (EVIOCGKEY).
-  func keysDown() -> [UInt16] {
+  /// Which keys the kernel has down on the device now, by code (EVIOCGKEY).
+  /// The kernel also drops the key events still waiting to be read on this
+  /// fd: the state it returns already counts them.
+  func keyState() -> [Bool] {
     var bits = [UInt8](repeating: 0, count: (Int(KEY_CNT) + 7) / 8)
-    guard CEvdev_getKeyState(fd, &bits, UInt(bits.count)) >= 0 else { return [] }
-    return (0..<Int(KEY_CNT)).filter { bits[$0 / 8] & (1 << ($0 % 8)) != 0 }.map(UInt16.init)
+    guard CEvdev_getKeyState(fd, &bits, UInt(bits.count)) >= 0 else {
+      return [Bool](repeating: false, count: Int(KEY_CNT))
+    }
+    return (0..<Int(KEY_CNT)).map { bits[$0 / 8] & (1 << ($0 % 8)) != 0 }
   }
 
   /// Grabs the device (EVIOCGRAB through `libevdev_grab`).
