@@ -215,7 +215,10 @@ final class Daemon {
       }
     }
     flush(sourceTime: nil)
-    for (source, event, resynced) in pending { keyEvent(event, from: source, resynced: resynced) }
+    for (source, event, resynced) in pending where exitStatus == nil {
+      keyEvent(event, from: source, resynced: resynced)
+    }
+    guard exitStatus == nil else { return }  // the panic chord, among those events
     for (source, down) in zip(grabbed, kernelState) {
       for code in 0..<KeyCode.count where source.held[code] != down[code] {
         press(UInt16(code), down: down[code], on: source, at: now)
