@@ -328,6 +328,7 @@ def test_once_started_the_daemon_holds_no_capability_and_cannot_exec():
     assert status["NoNewPrivs"] == "1", status["NoNewPrivs"]
     assert status["CapEff"] == status["CapPrm"] == "0000000000000000", (status["CapEff"], status["CapPrm"])
     assert status["Seccomp"] == "2" and status["Seccomp_filters"] == "1", status["Seccomp"]
+    assert "more privilege than needed" not in daemon.stderr_text()
     # A keyboard plugged in afterwards is still opened and grabbed, with no
     # capability: its node belongs to root.
     with vmlib.SourceKeyboard() as source:

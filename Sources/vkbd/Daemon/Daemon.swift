@@ -97,7 +97,7 @@ final class Daemon {
     control.respond = { [unowned self] request in respond(to: request) }
     if !udev.isUdevdRunning { logger.info("udevd is not running: hotplug from the kernel's uevents") }
     for event in udev.inputDevices() { add(event) }
-    try Privileges.dropAfterStart()
+    for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     logger.info(
       "ready", metadata: ["virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)"])
   }

@@ -7,12 +7,14 @@ import Glibc
 /// later and reading the config on reload need none: the nodes and the files
 /// (vkbd refuses any other) belong to root.
 enum Privileges {
-  static func dropAfterStart() throws(SystemError) {
-    guard CEvdev_setNoNewPrivileges() == 0 else { throw SystemError("prctl(PR_SET_NO_NEW_PRIVS)") }
+  /// Gives up what it can; returns the steps the kernel refused (a kernel
+  /// without seccomp filters, an architecture the filter does not know).
+  static func dropAfterStart() -> [SystemError] {
+    var refused: [SystemError] = []
+    if CEvdev_setNoNewPrivileges() != 0 { refused.append(SystemError("prctl(PR_SET_NO_NEW_PRIVS)")) }
     // Not root (file capabilities, an ambient set): what it was given, it needs.
-    if geteuid() == 0 {
-      guard CEvdev_dropCapabilities() == 0 else { throw SystemError("capset") }
-    }
-    guard CEvdev_forbidExec() == 0 else { throw SystemError("seccomp") }
+    if geteuid() == 0 && CEvdev_dropCapabilities() != 0 { refused.append(SystemError("capset")) }
+    if CEvdev_forbidExec() != 0 { refused.append(SystemError("seccomp")) }
+    return refused
   }
 }
