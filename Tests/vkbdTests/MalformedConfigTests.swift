@@ -174,6 +174,28 @@ import Testing
     #expect(problem.message.contains(broken.message), "\(problem)")
   }
 
+  @Test func aFileOverTheSizeLimitIsAProblemAtLineOne() throws {
+    let path = "/tmp/vkbd-malformed-big-\(getpid()).yaml"
+    #expect(FileManager.default.createFile(atPath: path, contents: nil))
+    defer { unlink(path) }
+    #expect(truncate(path, off_t(largestReadableFile + 1)) == 0)  // sparse: zeros, read fast
+    let error = try #require(throws: ConfigErrors.self) { try ConfigLoader.load(path: path) }
+    #expect(error.problems.map(\.description) == ["\(path):1:1: read \(path): File too large"])
+  }
+
+  @Test func oneSnippetOverTheLimitIsAProblemAtItsLine() throws {
+    let limit = SnippetLoader.maximumSnippets
+    var text = "matches:\n"
+    for index in 0...limit { text += "  - {trigger: t\(index), replace: x}\n" }
+    let path = "/tmp/vkbd-malformed-many-\(getpid()).yaml"
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { unlink(path) }
+    let error = try #require(throws: ConfigErrors.self) { try ConfigLoader.load(path: path) }
+    #expect(error.problems.count == 1)
+    #expect(error.problems.first?.line == limit + 2)
+    #expect(error.problems.first?.message == "more than \(limit) snippets")
+  }
+
   @Test func invalidUTF8IsAProblemAtLineOne() throws {
     let path = "/tmp/vkbd-malformed-utf8-\(getpid()).yaml"
     #expect(FileManager.default.createFile(atPath: path, contents: Data([0x61, 0x3A, 0x20, 0xFF, 0xFE, 0x0A])))
