@@ -37,6 +37,15 @@ import Testing
     }
   }
 
+  /// A name left to the argument parser is derived from the type's name,
+  /// which scans every protocol conformance in the binary: over half of the
+  /// instructions `vkbd --version` ran before every command named itself.
+  @Test func everySubcommandNamesItself() {
+    for command in VKBD.configuration.subcommands {
+      #expect(command.configuration.commandName != nil, "\(command)")
+    }
+  }
+
   @Test func everySubcommandAndOptionIsInVkbd8AndNothingElse() throws {
     let page = try Self.page("vkbd.8")
     let documentedCommands = Self.arguments(of: "Cm", in: page)

@@ -6,6 +6,7 @@ extension VKBD {
   /// `vkbd check`: validates a config and its snippet files, running nothing.
   struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "check",
       abstract: "Check a config file and every snippet file it names.",
       discussion: """
         Reads the config (by default \(ConfigLoader.defaultPath), or the embedded default \

@@ -4,6 +4,7 @@ extension VKBD {
   /// `vkbd config`: the configuration a user starts from.
   struct Config: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "config",
       abstract: "Print the embedded default configuration, a commented file to start from.",
       discussion: """
         The daemon runs on this configuration when \(ConfigLoader.defaultPath) does not exist. \

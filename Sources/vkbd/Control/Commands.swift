@@ -19,6 +19,7 @@ struct JSONOption: ParsableArguments {
 extension VKBD {
   struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "status",
       abstract: "Show whether the daemon runs or is paused, its config, layout, devices and snippets.")
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -31,6 +32,7 @@ extension VKBD {
 
   struct Pause: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "pause",
       abstract: "Pause the daemon: keys pass through untouched, no typing aid, no snippet.")
     @OptionGroup var client: ClientOptions
 
@@ -38,14 +40,16 @@ extension VKBD {
   }
 
   struct Resume: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Resume the typing aids and snippets after a pause.")
+    static let configuration = CommandConfiguration(
+      commandName: "resume", abstract: "Resume the typing aids and snippets after a pause.")
     @OptionGroup var client: ClientOptions
 
     func run() throws { try VKBD.setState(.resume, client) }
   }
 
   struct Toggle: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Pause the daemon if it runs, resume it if paused.")
+    static let configuration = CommandConfiguration(
+      commandName: "toggle", abstract: "Pause the daemon if it runs, resume it if paused.")
     @OptionGroup var client: ClientOptions
 
     func run() throws { try VKBD.setState(.toggle, client) }
@@ -58,6 +62,7 @@ extension VKBD {
 
   struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "reload",
       abstract: "Read the config again; on any problem, print it and keep the old config (exit 78).")
     @OptionGroup var client: ClientOptions
 
@@ -74,6 +79,7 @@ extension VKBD {
 
   struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "devices",
       abstract: "List every input device the daemon has seen: grabbed, or why not.")
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -86,6 +92,7 @@ extension VKBD {
 
   struct Stats: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "stats",
       abstract: "Show event counts and the latency from a key's kernel timestamp to vkbd's write.")
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -111,6 +118,7 @@ extension VKBD {
 
   struct Snippets: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "snippets",
       abstract: "List the loaded snippets: triggers, label, and where each is defined.")
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -123,6 +131,7 @@ extension VKBD {
 
   struct Expand: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "expand",
       abstract: "Print what a trigger would type now, without typing it.",
       discussion: "Exits 65 when no snippet has the trigger.")
     @OptionGroup var client: ClientOptions

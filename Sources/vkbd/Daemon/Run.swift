@@ -6,6 +6,7 @@ extension VKBD {
   /// `vkbd run`: the daemon, in the foreground.
   struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "run",
       abstract: "Run the daemon: grab the keyboards and type through the engine.",
       discussion: """
         Grabs every keyboard (and those plugged in later), runs their key events through \

@@ -5,6 +5,7 @@ extension VKBD {
   /// `vkbd simulate`: the engine on a virtual clock, fed by a typing script.
   struct Simulate: ParsableCommand {
     static let configuration = CommandConfiguration(
+      commandName: "simulate",
       abstract: "Run the engine on a typing script and print what an application would show.",
       discussion: """
         Runs the keyboard engine exactly as the daemon does, on a virtual clock, with no \
