@@ -191,7 +191,7 @@ public final class Layout {
             let keysym = syms?.pointee
           else { continue }
           let character = xkb_keysym_to_utf32(keysym)
-          let isDeadKey = (0xfe50...0xfe9f).contains(keysym)
+          let isDeadKey = XKBKeymap.isDeadKey(keysym)
           guard isDeadKey || Self.isPrintable(character) else { continue }
           let maskCount = xkb_keymap_key_get_mods_for_level(
             map, xkbCode, group, level, &masks, masks.count)
@@ -221,8 +221,8 @@ public final class Layout {
       let compose = xkb_compose_state_new(table, XKB_COMPOSE_STATE_NO_FLAGS)
     else { return }
     defer { xkb_compose_state_unref(compose) }
-    let deadKeys = keysyms.filter { (0xfe50...0xfe9f).contains($0.value) }
-    let bases = keysyms.filter { !(0xfe50...0xfe9f).contains($0.value) }
+    let deadKeys = keysyms.filter { XKBKeymap.isDeadKey($0.value) }
+    let bases = keysyms.filter { !XKBKeymap.isDeadKey($0.value) }
     for (dead, deadSym) in deadKeys {
       for (base, baseSym) in bases where base.group == dead.group {
         xkb_compose_state_reset(compose)

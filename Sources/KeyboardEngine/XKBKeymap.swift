@@ -72,9 +72,10 @@ final class XKBKeymap {
   let keymap: OpaquePointer
   let composeTable: OpaquePointer?
 
-  /// Compiles the keymap (`xkb_keymap_new_from_names`) and loads the compose
-  /// table of the en_US.UTF-8 locale (`xkb_compose_table_new_from_locale`), the
-  /// one every UTF-8 desktop locale shares for dead keys.
+  /// Compiles the keymap (`xkb_keymap_new_from_names`) and, when a key of it
+  /// can start a compose sequence, loads the compose table of the en_US.UTF-8
+  /// locale (`xkb_compose_table_new_from_locale`), the one every UTF-8
+  /// desktop locale shares for dead keys.
   init(names: LayoutNames) throws(LayoutError) {
     guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
       throw LayoutError(names: names)
@@ -100,9 +101,33 @@ final class XKBKeymap {
     self.context = context
     self.keymap = keymap
     self.composeTable =
-      xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
-      ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
+      Self.startsComposeSequences(keymap)
+      ? xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
+        ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
+      : nil
   }
+
+  /// Whether a key types a dead key or Multi_key (Compose), with which every
+  /// compose sequence starts. Without one the table, whose parsing costs as
+  /// much as compiling the keymap, would never be used.
+  private static func startsComposeSequences(_ keymap: OpaquePointer) -> Bool {
+    for code in xkb_keymap_min_keycode(keymap)...xkb_keymap_max_keycode(keymap) {
+      for layout in 0..<xkb_keymap_num_layouts_for_key(keymap, code) {
+        for level in 0..<xkb_keymap_num_levels_for_key(keymap, code, layout) {
+          var symbols: UnsafePointer<xkb_keysym_t>?
+          let count = Int(xkb_keymap_key_get_syms_by_level(keymap, code, layout, level, &symbols))
+          for index in 0..<count where isDeadKey(symbols![index]) || symbols![index] == multiKey { return true }
+        }
+      }
+    }
+    return false
+  }
+
+  /// The dead keysyms, dead_grave (0xfe50) to the end of their block.
+  static func isDeadKey(_ keysym: xkb_keysym_t) -> Bool { (0xfe50...0xfe9f).contains(keysym) }
+
+  /// Multi_key, the Compose key.
+  static let multiKey: xkb_keysym_t = 0xff20
 
   deinit {
     if let composeTable { xkb_compose_table_unref(composeTable) }

@@ -78,6 +78,19 @@ import Testing
     #expect(decoder.feed(code: UInt16(KEY_E), value: .down) == .insert("ê"))
   }
 
+  @Test func theComposeTableIsLoadedOnlyWhenAKeyStartsASequence() throws {
+    #expect(Layouts.us.keymap.composeTable == nil)
+    #expect(Layouts.de.keymap.composeTable != nil)  // its dead keys
+    let composeKey = try Layout(names: LayoutNames(layout: "us", options: "compose:ralt"))
+    #expect(composeKey.keymap.composeTable != nil)  // Multi_key on right Alt
+    let decoder = KeystrokeDecoder(layout: composeKey)
+    for code in [KEY_RIGHTALT, KEY_APOSTROPHE] {
+      _ = decoder.feed(code: UInt16(code), value: .down)
+      _ = decoder.feed(code: UInt16(code), value: .up)
+    }
+    #expect(decoder.feed(code: UInt16(KEY_E), value: .down) == .insert("é"))
+  }
+
   @Test func secondGroupCharactersNeedTheGroupSwitch() throws {
     let typing = try #require(Layouts.usRu.typing(of: "ж"))
     #expect(typing.stroke.group == 1)
