@@ -19,7 +19,10 @@ struct YAMLReader {
       return nil
     }
     do {
-      return try Yams.compose(yaml: text)
+      // Values are typed by the loader, never by tag: the basic resolver and
+      // an empty constructor spare the default ones' start-up, which compiles
+      // a dozen regular expressions (a seventh of `vkbd check`).
+      return try Yams.compose(yaml: text, .basic, Constructor([:], [:], [:]), .utf8)
     } catch let error as YamlError {
       problems.append(Self.problem(from: error, file: file, text: text))
     } catch {
