@@ -67,10 +67,8 @@ fuzz-quick: fuzz-build
 # The long run of the fault tests: libFuzzer for FUZZ_SECONDS on each target,
 # then the VM's fault tests with SOAK times their load (make check runs 1).
 SOAK ?= 10
-soak: fuzz vm-tools
-	$(SWIFT) build
-	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency \
-		-k test_faults --soak $(SOAK) --timeout $$(( 900 * $(SOAK) ))
+soak: fuzz
+	$(MAKE) vm-tests VM_ARGS="-k test_faults --soak $(SOAK) --timeout $$(( 900 * $(SOAK) ))"
 
 # make install into a scratch directory, checked file by file and by systemd-analyze.
 install-test: build-deps
@@ -79,9 +77,10 @@ install-test: build-deps
 
 # The integration suite: boots a Debian kernel in QEMU and runs Tests/Integration
 # against the debug build (see Tests/Integration/README.md).
+# VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools
 	$(SWIFT) build
-	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --tools .build-bench/latency $(VM_ARGS)
 
 # Engine benchmarks (ordo-one/benchmark), built in their own scratch path.
 bench: build-deps
