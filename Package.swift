@@ -12,15 +12,21 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    // Tests only: the YAML composer is checked against the parser vkbd used before.
+    .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
     .systemLibrary(
       name: "CEvdev",
       pkgConfig: "libevdev",
       providers: [.apt(["libevdev-dev", "libudev-dev", "libxkbcommon-dev"])]
+    ),
+    .systemLibrary(
+      name: "CYAML",
+      pkgConfig: "yaml-0.1",
+      providers: [.apt(["libyaml-dev"])]
     ),
     .target(
       name: "KeyboardEngine",
@@ -30,19 +36,26 @@ let package = Package(
       name: "vkbd",
       dependencies: [
         "CEvdev",
+        "CYAML",
         "KeyboardEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        .product(name: "Yams", package: "Yams"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
-      ]
+      ],
+      // lld, from the Swift toolchain: it can pack relative relocations
+      // (`make release` asks for that where glibc reads them).
+      linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
     .target(name: "TestSupport", dependencies: ["KeyboardEngine"], path: "Tests/TestSupport"),
     .testTarget(
       name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
     .testTarget(
-      name: "vkbdTests", dependencies: ["vkbd", "KeyboardEngine", "CEvdev", "TestSupport"], exclude: ["Fixtures"]),
+      name: "vkbdTests",
+      dependencies: [
+        "vkbd", "KeyboardEngine", "CEvdev", "TestSupport", .product(name: "Yams", package: "Yams"),
+      ],
+      exclude: ["Fixtures"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -42,7 +42,7 @@ def quiet_console():
 
 
 def tests(pattern):
-    # "bench…" selects the benchmarks (bench_*.py, `make bench-latency`) instead.
+    # "bench_…" selects the benchmarks (bench_*.py, `make bench-latency`) instead.
     kind = "bench_" if pattern.startswith("bench") else "test_"
     for path in sorted(glob.glob(os.path.join(HERE, kind + "*.py"))):
         module = importlib.import_module(os.path.basename(path)[:-3])
@@ -53,7 +53,7 @@ def tests(pattern):
         functions.sort(key=lambda item: item[1].__code__.co_firstlineno)
         for name, function in functions:
             full = "%s.%s" % (module.__name__, name)
-            if kind == "bench_" or pattern in full:
+            if pattern in full:
                 yield full, function
 
 

@@ -185,7 +185,7 @@ def main():
     vkbd = os.path.abspath(options.vkbd)
     append = " ".join([
         "console=ttyS0", "quiet", "panic=-1", "vkbd.repo=" + REPO, "vkbd.bin=" + vkbd,
-        "vkbd.select=" + ("bench" if options.bench else options.pattern or "-"),
+        "vkbd.select=" + ("bench_" + options.pattern if options.bench else options.pattern or "-"),
         "vkbd.tools=" + (os.path.abspath(options.tools) if options.tools else "-"),
         "vkbd.soak=%d" % options.soak,
     ])

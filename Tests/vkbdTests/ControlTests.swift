@@ -207,6 +207,14 @@ final class ServerUnderTest: @unchecked Sendable {
         """)
   }
 
+  @Test func devicesAreListedInTheOrderPeopleCount() {
+    let paths = ["/dev/input/event10", "/dev/input/mouse0", "/dev/input/event2", "/dev/input/event1"]
+    #expect(
+      paths.sorted { Daemon.numbersPadded($0) < Daemon.numbersPadded($1) } == [
+        "/dev/input/event1", "/dev/input/event2", "/dev/input/event10", "/dev/input/mouse0",
+      ])
+  }
+
   @Test func theJSONFieldNamesAreStable() {
     let stats = StatsReport(
       eventsIn: 1, eventsOut: 2, samples: 2, p50: 3, p90: 4, p99: 5, p999: 6, max: 7, sinceSeconds: 8)

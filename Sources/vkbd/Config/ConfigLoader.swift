@@ -1,6 +1,5 @@
 import Glibc
 import KeyboardEngine
-import Yams
 
 /// Reads the config file (YAML) into a ``Configuration``.
 enum ConfigLoader {
@@ -97,17 +96,15 @@ enum ConfigLoader {
     return problems.sorted { (order[$0.file]!, $0.line, $0.column) < (order[$1.file]!, $1.line, $1.column) }
   }
 
-  private static func isEmptyDocument(_ root: Node) -> Bool {
-    if case .scalar(let scalar) = root, scalar.style == .plain, scalar.string.isEmpty || scalar.string == "null" {
-      return true
-    }
+  private static func isEmptyDocument(_ root: YAMLNode) -> Bool {
+    if case .scalar(let text, plain: true) = root.content { return text.isEmpty || text == "null" }
     return false
   }
 
   private static let milliseconds: ClosedRange<Int64> = 1...60_000
 
   private static func read(
-    _ root: Node, into configuration: inout Configuration, reader: inout YAMLReader, snippets: inout SnippetLoader
+    _ root: YAMLNode, into configuration: inout Configuration, reader: inout YAMLReader, snippets: inout SnippetLoader
   ) {
     guard let entries = reader.entries(of: root, named: "config", allowed: topLevelKeys) else { return }
     var engine = configuration.engine
@@ -175,7 +172,7 @@ enum ConfigLoader {
   }
 
   private static func readBackspace(
-    _ node: Node, into backspace: inout BackspaceConfiguration, reader: inout YAMLReader
+    _ node: YAMLNode, into backspace: inout BackspaceConfiguration, reader: inout YAMLReader
   ) {
     guard let entries = reader.entries(of: node, named: "backspace", allowed: backspaceKeys) else { return }
     for (key, value) in entries {
@@ -201,7 +198,7 @@ enum ConfigLoader {
   }
 
   private static func readExpansion(
-    _ node: Node, into expansion: inout ExpansionConfiguration, reader: inout YAMLReader
+    _ node: YAMLNode, into expansion: inout ExpansionConfiguration, reader: inout YAMLReader
   ) {
     guard let entries = reader.entries(of: node, named: "expansion", allowed: expansionKeys) else { return }
     for (key, value) in entries {
@@ -218,7 +215,7 @@ enum ConfigLoader {
     }
   }
 
-  private static func readDevices(_ node: Node, reader: inout YAMLReader) -> DeviceFilter {
+  private static func readDevices(_ node: YAMLNode, reader: inout YAMLReader) -> DeviceFilter {
     var filter = DeviceFilter()
     guard let entries = reader.entries(of: node, named: "devices", allowed: deviceKeys) else { return filter }
     for (key, value) in entries {
@@ -230,7 +227,7 @@ enum ConfigLoader {
     return filter
   }
 
-  private static func readLayout(_ node: Node, reader: inout YAMLReader) -> LayoutNames? {
+  private static func readLayout(_ node: YAMLNode, reader: inout YAMLReader) -> LayoutNames? {
     guard let entries = reader.entries(of: node, named: "layout", allowed: layoutKeys) else { return nil }
     var names = LayoutNames()
     for (key, value) in entries {

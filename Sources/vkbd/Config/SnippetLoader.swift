@@ -1,6 +1,5 @@
 import Glibc
 import KeyboardEngine
-import Yams
 
 /// Reads espanso match files (and inline `matches:`) into snippets, with every
 /// problem at its file:line. Kinds vkbd cannot type (forms, shell, regex…)
@@ -61,7 +60,7 @@ struct SnippetLoader {
   /// Loads a `snippets:` entry: a file, a directory of match files (every
   /// `.yml`/`.yaml` below it, except those named `_…`, which are for imports,
   /// as in espanso), or a glob. Relative to `directory`.
-  mutating func load(entry pattern: String, relativeTo directory: String, reader: inout YAMLReader, at node: Node) {
+  mutating func load(entry pattern: String, relativeTo directory: String, reader: inout YAMLReader, at node: YAMLNode) {
     let path = Self.join(directory, pattern)
     guard Self.readsFiles else { return }
     guard pattern.contains(where: { "*?[".contains($0) }) else {
@@ -77,7 +76,7 @@ struct SnippetLoader {
     for match in matches { load(path: match, reader: &reader, at: node) }
   }
 
-  private mutating func load(path: String, reader: inout YAMLReader, at node: Node) {
+  private mutating func load(path: String, reader: inout YAMLReader, at node: YAMLNode) {
     if Self.isDirectory(path) {
       for file in Self.matchFiles(under: path) { loadFile(file, reader: &reader, at: node) }
     } else {
@@ -86,7 +85,7 @@ struct SnippetLoader {
   }
 
   /// Reads one match file; `reader` and `node` say where it was named.
-  private mutating func loadFile(_ path: String, reader: inout YAMLReader, at node: Node) {
+  private mutating func loadFile(_ path: String, reader: inout YAMLReader, at node: YAMLNode) {
     let real = Self.realPath(path) ?? path
     if importChain.contains(real) {
       let cycle = (importChain.drop { $0 != real } + [real]).map(Self.fileName)
@@ -114,10 +113,10 @@ struct SnippetLoader {
     warnings += fileReader.warnings
   }
 
-  private mutating func readMatchFile(_ root: Node, path: String, reader: inout YAMLReader) {
-    if case .scalar(let scalar) = root, scalar.string.isEmpty || scalar.string == "null" { return }  // empty file
+  private mutating func readMatchFile(_ root: YAMLNode, path: String, reader: inout YAMLReader) {
+    if case .scalar(let text, _) = root.content, text.isEmpty || text == "null" { return }  // empty file
     guard let entries = reader.entries(of: root, named: "match file", allowed: Self.fileKeys) else { return }
-    var matches: Node?
+    var matches: YAMLNode?
     for (key, value) in entries {
       switch key {
       case "global_vars":
@@ -146,8 +145,8 @@ struct SnippetLoader {
   // MARK: - Matches
 
   /// Reads a list of matches (a file's `matches:` or the config's).
-  mutating func readMatches(_ node: Node, reader: inout YAMLReader) {
-    guard case .sequence(let sequence) = node else {
+  mutating func readMatches(_ node: YAMLNode, reader: inout YAMLReader) {
+    guard case .sequence(let sequence) = node.content else {
       reader.report("matches must be a list", at: node)
       return
     }
@@ -160,8 +159,8 @@ struct SnippetLoader {
     }
   }
 
-  private func readMatch(_ node: Node, reader: inout YAMLReader) -> Pending? {
-    let origin = "\(reader.file):\(node.mark?.line ?? 1)"
+  private func readMatch(_ node: YAMLNode, reader: inout YAMLReader) -> Pending? {
+    let origin = "\(reader.file):\(node.line)"
     guard
       let entries = reader.entries(
         of: node, named: "match", allowed: Self.matchKeys + Self.unsupportedMatchKeys, known: Self.matchKeys)
@@ -172,7 +171,7 @@ struct SnippetLoader {
     }
     let problemsBefore = reader.problems.count
     var triggers: [String] = []
-    var replace: (text: String, node: Node)?
+    var replace: (text: String, node: YAMLNode)?
     var hasReplace = false
     var variables: [String: Definition] = [:]
     var snippet = Snippet(triggers: [], replacement: [], origin: origin)
@@ -233,7 +232,7 @@ struct SnippetLoader {
     snippet.triggers = triggers
     return Pending(
       snippet: snippet, replace: replace.text, locals: variables, file: reader.file,
-      line: replace.node.mark?.line ?? 1, column: replace.node.mark?.column ?? 1)
+      line: replace.node.line, column: replace.node.column)
   }
 
   /// Resolves the variables of every match read, now that every file's
@@ -278,8 +277,8 @@ struct SnippetLoader {
 
   // MARK: - Variables
 
-  private func readVariables(_ node: Node, key: String, reader: inout YAMLReader) -> [String: Definition] {
-    guard case .sequence(let sequence) = node else {
+  private func readVariables(_ node: YAMLNode, key: String, reader: inout YAMLReader) -> [String: Definition] {
+    guard case .sequence(let sequence) = node.content else {
       reader.report("\(key) must be a list", at: node)
       return [:]
     }
@@ -288,7 +287,7 @@ struct SnippetLoader {
       guard let entries = reader.entries(of: item, named: key, allowed: Self.variableKeys) else { continue }
       var name: String?
       var type: String?
-      var params: Node?
+      var params: YAMLNode?
       for (field, value) in entries {
         switch field {
         case "name": name = reader.string(value, key: "\(key).name")
@@ -308,7 +307,8 @@ struct SnippetLoader {
     return result
   }
 
-  private func readVariable(type: String, params: Node?, reader: inout YAMLReader, at node: Node) -> Definition? {
+  private func readVariable(type: String, params: YAMLNode?, reader: inout YAMLReader, at node: YAMLNode) -> Definition?
+  {
     let allowed: [String]
     switch type {
     case "date": allowed = ["format", "offset", "locale", "tz"]
@@ -316,7 +316,7 @@ struct SnippetLoader {
     case "random": allowed = ["choices"]
     default: return .unsupported(type: type)
     }
-    var values: [String: Node] = [:]
+    var values: [String: YAMLNode] = [:]
     if let params {
       guard let entries = reader.entries(of: params, named: "params", allowed: allowed) else { return nil }
       for (key, value) in entries { values[key] = value }

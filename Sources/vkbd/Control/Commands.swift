@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// `--json`: stable JSON instead of text for people.
 struct JSONOption: ParsableArguments {
@@ -185,7 +185,8 @@ enum Report {
     return rows.map { row in
       var line = ""
       for (column, cell) in row.enumerated() {
-        line += column + 1 < row.count ? cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0) : cell
+        line += cell
+        if column + 1 < row.count { line += String(repeating: " ", count: widths[column] + 2 - cell.count) }
       }
       while line.last == " " { line.removeLast() }
       return line + "\n"

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The control socket's protocol: one JSON object per line each way, one
 /// request per connection. Every message carries `version`; a daemon answers

@@ -1,5 +1,4 @@
 import CEvdev
-import Foundation
 import Glibc
 import Histogram
 import KeyboardEngine
@@ -467,7 +466,7 @@ final class Daemon {
       }
       reply.status = status()
     case .devices:
-      reply.devices = seen.values.sorted { $0.path.localizedStandardCompare($1.path) == .orderedAscending }
+      reply.devices = seen.values.sorted { Self.numbersPadded($0.path) < Self.numbersPadded($1.path) }
     case .stats:
       reply.stats = stats()
       if request.reset == true {
@@ -491,6 +490,25 @@ final class Daemon {
       reply.expansion = snippet.preview(typed: trigger, now: Int64(time(nil)))
     }
     return reply
+  }
+
+  /// `text` with every run of digits padded to twelve, so that it sorts as
+  /// people count: event2 before event10.
+  static func numbersPadded(_ text: String) -> String {
+    var result = ""
+    var digits = ""
+    for character in text + "/" {
+      if character.isASCII && character.isNumber {
+        digits.append(character)
+        continue
+      }
+      if !digits.isEmpty {
+        result += String(repeating: "0", count: max(0, 12 - digits.count)) + digits
+        digits = ""
+      }
+      result.append(character)
+    }
+    return String(result.dropLast())
   }
 
   private func status() -> StatusReport {

@@ -1,0 +1,166 @@
+import CYAML
+
+/// A node of a YAML document, and where it starts in its file.
+struct YAMLNode {
+  enum Content {
+    /// A scalar's text, and whether it was written plain (not quoted, not a
+    /// block): only a plain `true` is a boolean, only a plain `null` nothing.
+    case scalar(String, plain: Bool)
+    case sequence([YAMLNode])
+    /// The entries in the file's order; no two have the same scalar key.
+    case mapping([(key: YAMLNode, value: YAMLNode)])
+  }
+
+  var content: Content
+  /// Where its first character is, counted from 1. An alias's node is the
+  /// anchored one, with the anchor's place.
+  var line: Int
+  var column: Int
+}
+
+/// Why text is not a YAML document vkbd reads, and where.
+struct YAMLError: Error, Equatable {
+  var line: Int
+  var column: Int
+  var message: String
+}
+
+/// YAML text composed into a tree of ``YAMLNode``s from libyaml's events
+/// (`yaml_parser_parse`). Every node is kept as text: the config readers
+/// type each value themselves, so there is no tag resolution.
+enum YAML {
+  /// The one document in `text`, nil when it has none (empty, or only
+  /// comments). A second document, an alias to no anchor and a key that
+  /// appears twice in a mapping are errors, as is what libyaml refuses.
+  static func compose(_ text: String) throws(YAMLError) -> YAMLNode? {
+    // libyaml keeps a pointer to its parser in the parser: it must not move.
+    let parser = UnsafeMutablePointer<yaml_parser_t>.allocate(capacity: 1)
+    defer { parser.deallocate() }
+    guard yaml_parser_initialize(parser) == 1 else {
+      throw YAMLError(line: 1, column: 1, message: "YAML: out of memory")
+    }
+    defer { yaml_parser_delete(parser) }
+    var text = text
+    let result = text.withUTF8 { bytes in
+      yaml_parser_set_encoding(parser, YAML_UTF8_ENCODING)
+      yaml_parser_set_input_string(parser, bytes.baseAddress, bytes.count)
+      var composer = Composer()
+      return composer.run(parser, bytes)
+    }
+    return try result.get()
+  }
+
+  /// Builds the tree bottom-up: an open collection is on the stack until its
+  /// end event, so nesting costs no recursion.
+  private struct Composer {
+    private enum Open {
+      case sequence([YAMLNode])
+      case mapping([(key: YAMLNode, value: YAMLNode)], key: YAMLNode?, keys: Set<String>)
+    }
+    private var stack: [(open: Open, anchor: String?, line: Int, column: Int)] = []
+    private var anchors: [String: YAMLNode] = [:]
+    private var root: YAMLNode?
+    private var documents = 0
+
+    mutating func run(_ parser: UnsafeMutablePointer<yaml_parser_t>, _ text: UnsafeBufferPointer<UInt8>)
+      -> Result<YAMLNode?, YAMLError>
+    {
+      var event = yaml_event_t()
+      while true {
+        guard yaml_parser_parse(parser, &event) == 1 else { return .failure(Self.problem(parser.pointee, text)) }
+        defer { yaml_event_delete(&event) }
+        let line = Int(event.start_mark.line) + 1
+        let column = Int(event.start_mark.column) + 1
+        do throws(YAMLError) {
+          switch event.type {
+          case YAML_STREAM_END_EVENT:
+            return .success(root)
+          case YAML_DOCUMENT_START_EVENT:
+            documents += 1
+            guard documents == 1 else {
+              throw YAMLError(line: line, column: column, message: "YAML: a second document begins here (one per file)")
+            }
+          case YAML_ALIAS_EVENT:
+            let name = String(cString: event.data.alias.anchor)
+            guard let node = anchors[name] else {
+              throw YAMLError(line: line, column: column, message: "YAML: alias *\(name) names no anchor before it")
+            }
+            try add(node)
+          case YAML_SCALAR_EVENT:
+            let scalar = event.data.scalar
+            let value = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
+            let node = YAMLNode(
+              content: .scalar(value, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), line: line, column: column)
+            try add(node, anchor: Self.string(scalar.anchor))
+          case YAML_SEQUENCE_START_EVENT:
+            stack.append((.sequence([]), Self.string(event.data.sequence_start.anchor), line, column))
+          case YAML_MAPPING_START_EVENT:
+            stack.append((.mapping([], key: nil, keys: []), Self.string(event.data.mapping_start.anchor), line, column))
+          case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
+            let (open, anchor, line, column) = stack.removeLast()
+            let content: YAMLNode.Content
+            switch open {
+            case .sequence(let items): content = .sequence(items)
+            case .mapping(let entries, _, _): content = .mapping(entries)  // libyaml pairs every key with a value
+            }
+            try add(YAMLNode(content: content, line: line, column: column), anchor: anchor)
+          default:
+            break  // stream start, document end
+          }
+        } catch {
+          return .failure(error)
+        }
+      }
+    }
+
+    /// Puts a finished node in the collection that is open, or at the root.
+    private mutating func add(_ node: YAMLNode, anchor: String? = nil) throws(YAMLError) {
+      if let anchor { anchors[anchor] = node }
+      guard let top = stack.indices.last else {
+        root = node
+        return
+      }
+      switch stack[top].open {
+      case .sequence(var items):
+        stack[top].open = .sequence([])  // no second reference: append in place
+        items.append(node)
+        stack[top].open = .sequence(items)
+      case .mapping(var entries, let key?, let keys):
+        stack[top].open = .mapping([], key: nil, keys: [])
+        entries.append((key, node))
+        stack[top].open = .mapping(entries, key: nil, keys: keys)
+      case .mapping(let entries, nil, var keys):
+        if case .scalar(let text, _) = node.content, !keys.insert(text).inserted {
+          throw YAMLError(line: node.line, column: node.column, message: "key '\(text)' appears twice")
+        }
+        stack[top].open = .mapping(entries, key: node, keys: keys)
+      }
+    }
+
+    private static func string(_ bytes: UnsafeMutablePointer<yaml_char_t>?) -> String? {
+      bytes.map { String(cString: $0) }
+    }
+
+    /// libyaml's own words for what it refused, at its place; a reader
+    /// error (bad encoding) has only a byte offset, turned into a line.
+    private static func problem(_ parser: yaml_parser_t, _ text: UnsafeBufferPointer<UInt8>) -> YAMLError {
+      let problem = parser.problem.map { String(cString: $0) } ?? "cannot be parsed"
+      switch parser.error {
+      case YAML_MEMORY_ERROR:
+        return YAMLError(line: 1, column: 1, message: "YAML: out of memory")
+      case YAML_READER_ERROR:
+        let before = text.prefix(Int(parser.problem_offset))
+        let line = before.reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
+        let column = before.count - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+        return YAMLError(line: line, column: column, message: "YAML: \(problem)")
+      default:
+        var message = "YAML: \(problem)"
+        if let context = parser.context.map({ String(cString: $0) }) {
+          message += " (\(context) at line \(parser.context_mark.line + 1))"
+        }
+        return YAMLError(
+          line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1, message: message)
+      }
+    }
+  }
+}
