@@ -3,6 +3,12 @@ import PackageDescription
 
 import class Foundation.ProcessInfo
 
+/// The key path checks exclusive access at compile time only in release
+/// builds: the runtime's checks (`swift_beginAccess`) cost more than the
+/// engine's own work per key event (README, Performance). Debug builds and
+/// the tests keep them.
+let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
   name: "vkbd",
   platforms: [.macOS(.v13)],
@@ -30,7 +36,8 @@ let package = Package(
     ),
     .target(
       name: "KeyboardEngine",
-      dependencies: ["CEvdev"]
+      dependencies: ["CEvdev"],
+      swiftSettings: releaseSettings
     ),
     .executableTarget(
       name: "vkbd",
@@ -42,6 +49,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
+      swiftSettings: releaseSettings,
       // lld, from the Swift toolchain: it can pack relative relocations
       // (`make release` asks for that where glibc reads them).
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]

@@ -67,14 +67,17 @@ struct AutoCapitalization {
 
   static func isOpening(_ character: Unicode.Scalar) -> Bool {
     switch character {
-    case "\"", "'", "¿", "¡": return true
+    case "\"", "'", "¿", "¡", "(", "[", "{": return true
+    // ASCII has no other Ps; the Unicode tables cost more than the rest of a key.
+    case "\0"..."\u{7F}": return false
     default: return character.properties.generalCategory == .openPunctuation
     }
   }
 
   static func isClosing(_ character: Unicode.Scalar) -> Bool {
     switch character {
-    case "\"", "'": return true
+    case "\"", "'", ")", "]", "}": return true
+    case "\0"..."\u{7F}": return false  // ASCII has no other Pe
     default: return character.properties.generalCategory == .closePunctuation
     }
   }

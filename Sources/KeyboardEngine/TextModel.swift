@@ -88,6 +88,7 @@ public struct TextModel: Sendable {
 
   /// Whether a character is a combining mark, deleted with the character before it.
   public static func isCombining(_ character: Unicode.Scalar) -> Bool {
+    guard character.value >= 0x300 else { return false }  // U+0300 is the first mark
     switch character.properties.generalCategory {
     case .nonspacingMark, .enclosingMark, .spacingMark: return true
     default: return false

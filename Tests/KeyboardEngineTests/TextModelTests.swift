@@ -36,4 +36,23 @@ import Testing
     model.reset()
     #expect(model.isEmpty && !model.isTruncated)
   }
+
+  /// The quick answers for ASCII and below U+0300 agree with the Unicode
+  /// tables on every scalar of the Basic Multilingual Plane.
+  @Test func theCharacterClassesAgreeWithUnicode() {
+    var disagreements: [UInt32] = []
+    for value in UInt32(0)...0xFFFF {
+      guard let scalar = Unicode.Scalar(value) else { continue }
+      let category = scalar.properties.generalCategory
+      let quote = "\"'".unicodeScalars.contains(scalar)
+      if AutoCapitalization.isOpening(scalar)
+        != (quote || "¿¡".unicodeScalars.contains(scalar) || category == .openPunctuation)
+        || AutoCapitalization.isClosing(scalar) != (quote || category == .closePunctuation)
+        || TextModel.isCombining(scalar) != [.nonspacingMark, .enclosingMark, .spacingMark].contains(category)
+      {
+        disagreements.append(value)
+      }
+    }
+    #expect(disagreements.isEmpty)
+  }
 }
