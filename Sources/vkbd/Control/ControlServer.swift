@@ -20,6 +20,9 @@ final class ControlServer {
   private let group: gid_t?
   private let timer: DeadlineTimer
   private var clients: [Int32: Client] = [:]
+  /// Where requests are read into, one read at a time.
+  private let chunk = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 1)
+  private static let chunkSize = 16_384
   private var armedDeadline: Int64?
   /// Answers a request; set by the daemon.
   var respond: (ControlRequest) -> ControlReply = { _ in .failure("not ready") }
@@ -93,6 +96,7 @@ final class ControlServer {
     for client in clients.keys { close(client) }
     close(fd)
     unlink(path)
+    chunk.deallocate()
   }
 
   /// How many clients are connected.
@@ -103,6 +107,7 @@ final class ControlServer {
     switch token {
     case Self.listenToken:
       acceptClients()
+      if armedDeadline == nil { armTimer() }
     case Self.timerToken:
       timer.acknowledge()
       armedDeadline = nil
@@ -111,6 +116,7 @@ final class ControlServer {
         logger.info("control socket: a client took too long; dropped")
         drop(client)
       }
+      armTimer()
     case Self.clientTokenBase...:
       let client = Int32(truncatingIfNeeded: token - Self.clientTokenBase)
       guard clients[client] != nil else { return true }
@@ -118,12 +124,13 @@ final class ControlServer {
     default:
       return false
     }
-    armTimer()
     return true
   }
 
+  /// Accepts the clients waiting, sixteen at a time: more are taken on the
+  /// loop's next turn, after the keys that came in between.
   private func acceptClients() {
-    while true {
+    for _ in 0..<16 {
       let client = accept(fd, nil, nil)
       guard client >= 0 else { return }  // EAGAIN: all taken; other errors: the client is gone
       _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
@@ -174,22 +181,24 @@ final class ControlServer {
     return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
   }
 
+  /// Reads what the client sent; each byte is looked at once (`memchr` for
+  /// the newline in what just came), so a client that floods the socket
+  /// costs the loop no more than the bytes it reads.
   private func receive(from client: Int32) {
-    var chunk = [UInt8](repeating: 0, count: 16_384)
     while true {
-      let count = read(client, &chunk, chunk.count)
+      let count = read(client, chunk, Self.chunkSize)
       if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) {
         drop(client)  // end of file before a whole request, or an error
         return
       }
       if count < 0 { return }  // EAGAIN: wait for more
-      clients[client]!.received += chunk[..<count]
-      let received = clients[client]!.received
-      if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-        reply(to: client, ControlProtocol.decode(ControlRequest.self, from: received[..<newline]))
+      let newline = memchr(chunk, Int32(UInt8(ascii: "\n")), count).map { $0 - chunk }
+      clients[client]!.received.append(contentsOf: UnsafeRawBufferPointer(start: chunk, count: newline ?? count))
+      if newline != nil {
+        reply(to: client, ControlProtocol.decode(ControlRequest.self, from: clients[client]!.received))
         return
       }
-      if received.count >= ControlProtocol.maximumRequest {
+      if clients[client]!.received.count >= ControlProtocol.maximumRequest {
         reply(to: client, .failure("request too large (the limit is \(ControlProtocol.maximumRequest) bytes)"))
         return
       }
@@ -242,8 +251,12 @@ final class ControlServer {
     clients[client] = nil
   }
 
+  /// Arms the timer for the earliest client deadline. Only on the first
+  /// client and when the timer fires: a client that leaves early costs at
+  /// most one wakeup that finds nothing due, not a scan of every client.
   private func armTimer() {
-    let deadline = clients.values.map(\.deadline).min()
+    var deadline: Int64?
+    for client in clients.values where client.deadline < deadline ?? .max { deadline = client.deadline }
     guard deadline != armedDeadline else { return }
     timer.arm(at: deadline)
     armedDeadline = deadline

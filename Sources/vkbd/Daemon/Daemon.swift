@@ -22,8 +22,11 @@ final class Daemon {
   private let udev: Udev
   private let timer: DeadlineTimer
   private let signals: SignalReceiver
-  private var sources: [UInt64: Source] = [:]
-  private var nextToken: UInt64 = Token.firstDevice
+  /// The devices read, by slot: a device's epoll token is
+  /// `Token.firstDevice` + its slot, so an event finds its device without
+  /// hashing. A removed device's slot is taken by the next one added.
+  private var slots: [Source?] = []
+  private var nextDeviceID: Int32 = 1
   private var output = KeyOutput(capacity: 4096)
   private var exitStatus: Int32?
   private var control: ControlServer?
@@ -42,6 +45,8 @@ final class Daemon {
   private(set) var latency = Histogram<UInt64>(
     highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
 
+  /// What each fd on the loop is. The control socket's tokens are its own:
+  /// 5 and 6, and 2^40 and above, past every device's.
   private enum Token {
     static let udev: UInt64 = 1
     static let timer: UInt64 = 2
@@ -63,16 +68,21 @@ final class Daemon {
 
     let device: EvdevDevice
     let id: DeviceID
+    let token: UInt64
     var role: Role
     /// The keys this device holds down, as far as the engine was told.
     var held = [Bool](repeating: false, count: KeyCode.count)
 
-    init(device: EvdevDevice, id: DeviceID, role: Role) {
+    init(device: EvdevDevice, id: DeviceID, token: UInt64, role: Role) {
       self.device = device
       self.id = id
+      self.token = token
       self.role = role
     }
   }
+
+  /// Every device read.
+  private var sources: [Source] { slots.compactMap { $0 } }
 
   /// Creates the virtual keyboard, opens udev and the loop's fds, and takes
   /// the devices present.
@@ -123,14 +133,35 @@ final class Daemon {
     return engine
   }
 
+  /// How many control clients one loop turn serves at most: the others
+  /// wait for the next turn, after the keys that came in between.
+  private static let clientEventsPerTurn = 4
+
   /// Runs until a signal or the panic chord; returns the exit status.
   func run() -> Int32 {
     while exitStatus == nil {
+      let count: Int
       do {
-        try loop.wait { token in dispatch(token) }
+        count = try loop.wait()
       } catch {
         logger.critical("\(error)")
         shutDown(status: 70)  // EX_SOFTWARE
+        break
+      }
+      noticeSleep()
+      // Key events first; udev, signals and the control socket after them,
+      // so that no client can hold a key back for long.
+      for index in 0..<count where isDevice(loop.token(at: index)) && exitStatus == nil {
+        dispatch(loop.token(at: index))
+      }
+      var clientBudget = Self.clientEventsPerTurn
+      for index in 0..<count where !isDevice(loop.token(at: index)) && exitStatus == nil {
+        let token = loop.token(at: index)
+        if token >= Token.firstDevice {  // a control client's
+          guard clientBudget > 0 else { continue }
+          clientBudget -= 1
+        }
+        dispatch(token)
       }
       let deadline = engine.nextDeadline
       if deadline != armedDeadline {  // a syscall only when the deadline moved
@@ -141,8 +172,11 @@ final class Daemon {
     return exitStatus ?? 0
   }
 
+  private func isDevice(_ token: UInt64) -> Bool {
+    token >= Token.firstDevice && token < Token.firstDevice + UInt64(slots.count)
+  }
+
   private func dispatch(_ token: UInt64) {
-    noticeSleep()
     switch token {
     case Token.udev:
       while let event = udev.receive() { event.action == "remove" ? remove(path: event.node) : add(event) }
@@ -162,12 +196,12 @@ final class Daemon {
       }
     case Token.keyboard:
       keyboard.readLEDs { code, on in
-        for source in sources.values where source.role == .grabbed { source.device.setLED(code, on: on) }
+        for source in sources where source.role == .grabbed { source.device.setLED(code, on: on) }
       }
+    case _ where isDevice(token):
+      if let source = slots[Int(token - Token.firstDevice)] { read(source) }
     default:
-      if control?.handle(token) == true { return }
-      guard let source = sources[token] else { return }
-      read(source, token: token)
+      _ = control?.handle(token)
     }
   }
 
@@ -191,7 +225,7 @@ final class Daemon {
     guard asleep - timeAsleepBefore > 1_000_000 else { return }
     timeAsleepBefore = asleep
     logger.notice("the system slept; releasing every key and reading the keyboards again")
-    let grabbed = sources.values.filter { $0.role == .grabbed }
+    let grabbed = sources.filter { $0.role == .grabbed }
     // The events since the wake are read first: EVIOCGKEY drops those still
     // waiting. Its state then differs from theirs only by a press or release
     // in the microseconds between, which the last step makes good.
@@ -234,7 +268,7 @@ final class Daemon {
 
   // MARK: - Key events
 
-  private func read(_ source: Source, token: UInt64) {
+  private func read(_ source: Source) {
     let resyncs = source.device.resyncs
     defer {
       if source.device.resyncs > resyncs {
@@ -251,7 +285,7 @@ final class Daemon {
     }
     if case .failed(let error) = end {
       logger.info("device gone", metadata: ["device": "\(source.device.name)", "error": "\(error)"])
-      remove(token: token)
+      remove(source)
       return
     }
     if source.role == .waitingForRelease { grabWhenReleased(source) }
@@ -261,7 +295,7 @@ final class Daemon {
     let code = Int(event.code)
     guard code < KeyCode.count, let value = KeyValue(rawValue: event.value) else { return }
     if value != .repeat { source.held[code] = value == .down }
-    if value == .down && isPanicChordHeld() {
+    if value == .down && Self.panicChord.contains(event.code) && isPanicChordHeld() {
       logger.critical("panic chord (Backspace+Escape+Enter): releasing every key and exiting")
       shutDown(status: Self.panicStatus)
       return
@@ -272,13 +306,15 @@ final class Daemon {
     flush(sourceTime: resynced ? nil : time)
   }
 
+  private static let panicChord = [UInt16(KEY_BACKSPACE), UInt16(KEY_ESC), UInt16(KEY_ENTER)]
+
   /// Backspace, Escape and Enter held together, on any grabbed keyboards.
   /// Checked before the engine sees the key; no configuration turns it off.
   private func isPanicChordHeld() -> Bool {
     var backspace = false
     var escape = false
     var enter = false
-    for source in sources.values where source.role == .grabbed {
+    for source in sources where source.role == .grabbed {
       backspace = backspace || source.held[Int(KEY_BACKSPACE)]
       escape = escape || source.held[Int(KEY_ESC)]
       enter = enter || source.held[Int(KEY_ENTER)]
@@ -305,7 +341,7 @@ final class Daemon {
   // MARK: - Devices
 
   private func add(_ event: Udev.DeviceEvent) {
-    guard event.action == "add", !sources.values.contains(where: { $0.device.path == event.node }) else { return }
+    guard event.action == "add", !sources.contains(where: { $0.device.path == event.node }) else { return }
     let device: EvdevDevice
     do {
       device = try EvdevDevice(path: event.node)
@@ -337,16 +373,16 @@ final class Daemon {
     } else {
       return note("not a keyboard")
     }
-    let token = nextToken
-    nextToken += 1
-    let source = Source(device: device, id: DeviceID(Int32(truncatingIfNeeded: token)), role: role)
+    let slot = slots.firstIndex { $0 == nil } ?? slots.count
+    let source = Source(device: device, id: DeviceID(nextDeviceID), token: Token.firstDevice + UInt64(slot), role: role)
+    nextDeviceID &+= 1
     do {
-      try loop.watch(device.fd, token: token)
+      try loop.watch(device.fd, token: source.token)
     } catch {
       logger.error("\(error)")
       return
     }
-    sources[token] = source
+    if slot == slots.count { slots.append(source) } else { slots[slot] = source }
     engine.resetText()  // device changes make the text before the cursor unknown
     if role == .pointer {
       logger.debug("reading pointer", metadata: ["device": "\(name)"])
@@ -385,13 +421,15 @@ final class Daemon {
 
   private func remove(path: String) {
     seen[path] = nil
-    guard let token = sources.first(where: { $0.value.device.path == path })?.key else { return }
-    remove(token: token)
+    guard let source = sources.first(where: { $0.device.path == path }) else { return }
+    remove(source)
   }
 
   /// Forgets a device; the keys it held go up on the virtual keyboard.
-  private func remove(token: UInt64) {
-    guard let source = sources.removeValue(forKey: token) else { return }
+  private func remove(_ source: Source) {
+    let slot = Int(source.token - Token.firstDevice)
+    guard slots[slot] === source else { return }
+    slots[slot] = nil
     loop.unwatch(source.device.fd)
     seen[source.device.path] = nil
     let now = Instant(microseconds: monotonicMicroseconds())
@@ -430,7 +468,7 @@ final class Daemon {
     flush(sourceTime: nil)
     engine = newEngine
     let now = Instant(microseconds: monotonicMicroseconds())
-    for source in sources.values where source.role == .grabbed {
+    for source in sources where source.role == .grabbed {
       for code in 0..<KeyCode.count where source.held[code] {
         engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
       }
@@ -439,7 +477,7 @@ final class Daemon {
     let devicesChanged = fresh.devices != configuration.devices
     configuration = fresh
     if devicesChanged {
-      for token in Array(sources.keys) { remove(token: token) }
+      for source in sources { remove(source) }
       for event in udev.inputDevices() { add(event) }
     }
     configLoaded = time(nil)
@@ -521,7 +559,7 @@ final class Daemon {
       state: engine.isPaused ? "paused" : "running", config: configuration.source,
       configLoaded: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
       layout: engine.layout.names.description,
-      devicesGrabbed: sources.values.filter { $0.role == .grabbed }.count,
+      devicesGrabbed: sources.filter { $0.role == .grabbed }.count,
       snippets: engine.snippets.snippets.count, uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
       pid: getpid(), version: VKBD.configuration.version)
   }
@@ -540,7 +578,7 @@ final class Daemon {
   private func shutDown(status: Int32) {
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
-    for source in sources.values where source.role == .grabbed { source.device.ungrab() }
+    for source in sources where source.role == .grabbed { source.device.ungrab() }
     logger.debug(
       "latency (µs) from the source event's kernel time to our write",
       metadata: [

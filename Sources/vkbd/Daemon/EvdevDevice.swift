@@ -9,8 +9,13 @@ final class EvdevDevice {
   private let device: OpaquePointer
   /// Whether the device is grabbed (EVIOCGRAB): its events reach only us.
   private(set) var isGrabbed = false
-  /// How many times the kernel dropped events (SYN_DROPPED) and libevdev resynced.
+  /// How many times the kernel dropped events (SYN_DROPPED) and the keys
+  /// were read again.
   private(set) var resyncs = 0
+  /// The keys down as far as the events delivered say, by code.
+  private var keysDown = [Bool](repeating: false, count: Int(KEY_CNT))
+  /// Where `read` puts the events.
+  private let buffer = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 64)
 
   /// Opens `path` non-blocking, read-write when allowed (for LEDs)
   /// (`open`, `libevdev_new_from_fd`, `libevdev_set_clock_id`).
@@ -33,6 +38,7 @@ final class EvdevDevice {
   deinit {
     libevdev_free(device)
     close(fd)
+    buffer.deallocate()
   }
 
   var name: String { libevdev_get_name(device).map { String(cString: $0) } ?? "" }
@@ -65,13 +71,13 @@ final class EvdevDevice {
 
   /// Which keys the kernel has down on the device now, by code (EVIOCGKEY).
   /// The kernel also drops the key events still waiting to be read on this
-  /// fd: the state it returns already counts them.
+  /// fd: the state it returns already counts them, and so the events
+  /// delivered from now on start from it.
   func keyState() -> [Bool] {
     var bits = [UInt8](repeating: 0, count: (Int(KEY_CNT) + 7) / 8)
-    guard CEvdev_getKeyState(fd, &bits, UInt(bits.count)) >= 0 else {
-      return [Bool](repeating: false, count: Int(KEY_CNT))
-    }
-    return (0..<Int(KEY_CNT)).map { bits[$0 / 8] & (1 << ($0 % 8)) != 0 }
+    if CEvdev_getKeyState(fd, &bits, UInt(bits.count)) < 0 { bits = bits.map { _ in 0 } }
+    keysDown = (0..<Int(KEY_CNT)).map { bits[$0 / 8] & (1 << ($0 % 8)) != 0 }
+    return keysDown
   }
 
   /// Grabs the device (EVIOCGRAB through `libevdev_grab`).
@@ -94,25 +100,53 @@ final class EvdevDevice {
     case failed(SystemError)
   }
 
-  /// Reads every pending event (`libevdev_next_event`). After a SYN_DROPPED,
-  /// libevdev's resync delivers the state changes that were lost as events
-  /// (`resynced` is true for them), so held keys are reconciled.
+  /// Reads every pending event (`read`, up to 64 at a time), straight from
+  /// the fd: libevdev is for the device's description, grabbing and LEDs.
+  /// After SYN_DROPPED (this reader's kernel buffer overflowed), the events
+  /// read after it are dropped and the keys held are compared with the
+  /// kernel's (EVIOCGKEY, which also drops the key events still queued):
+  /// every difference is delivered as an event with `resynced` true.
   func readEvents(_ handle: (_ event: input_event, _ resynced: Bool) -> Void) -> ReadEnd {
-    var flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue
-    var event = input_event()
+    let size = MemoryLayout<input_event>.stride
     while true {
-      let status = libevdev_next_event(device, flags, &event)
-      if status == LIBEVDEV_READ_STATUS_SUCCESS.rawValue {
-        handle(event, flags == LIBEVDEV_READ_FLAG_SYNC.rawValue)
-      } else if status == LIBEVDEV_READ_STATUS_SYNC.rawValue {
-        // The first is SYN_DROPPED itself; the resync's events follow.
-        if flags == LIBEVDEV_READ_FLAG_SYNC.rawValue { handle(event, true) } else { resyncs += 1 }
-        flags = LIBEVDEV_READ_FLAG_SYNC.rawValue
-      } else if status == -EAGAIN {
-        guard flags == LIBEVDEV_READ_FLAG_SYNC.rawValue else { return .drained }
-        flags = LIBEVDEV_READ_FLAG_NORMAL.rawValue  // resync done
-      } else {
-        return .failed(SystemError("read", path, errno: -status))
+      let count = Glibc.read(fd, buffer.baseAddress, buffer.count * size)
+      guard count > 0 else {
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 && errno == EAGAIN { return .drained }
+        return .failed(SystemError("read", path, errno: count == 0 ? ENODEV : errno))
+      }
+      var index = 0
+      while index < count / size {
+        let event = buffer[index]
+        index += 1
+        if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) {
+          resyncs += 1
+          resynchronize(handle)
+          break
+        }
+        if event.type == UInt16(EV_KEY) && event.value != 2 && Int(event.code) < keysDown.count {
+          keysDown[Int(event.code)] = event.value != 0
+        }
+        handle(event, false)
+      }
+    }
+  }
+
+  /// Delivers, as events, how the kernel's keys differ from those delivered:
+  /// releases first, then presses, stamped now.
+  private func resynchronize(_ handle: (_ event: input_event, _ resynced: Bool) -> Void) {
+    let delivered = keysDown
+    let kernel = keyState()
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    for pressed in [false, true] {
+      for code in 0..<kernel.count where kernel[code] == pressed && delivered[code] != pressed {
+        var event = input_event()
+        event.time = timeval(tv_sec: now.tv_sec, tv_usec: now.tv_nsec / 1000)
+        event.type = UInt16(EV_KEY)
+        event.code = UInt16(code)
+        event.value = pressed ? 1 : 0
+        handle(event, true)
       }
     }
   }

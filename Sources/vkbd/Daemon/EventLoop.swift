@@ -36,15 +36,14 @@ final class EventLoop {
   }
 
   /// Waits until a watched fd is ready (`epoll_wait`, no timeout: timers are
-  /// a timerfd) and calls `handle` with each ready token.
-  func wait(_ handle: (UInt64) -> Void) throws(SystemError) {
-    let count = try valueOrErrno("epoll_wait") { epoll_wait(epoll, &ready, Int32(ready.count), -1) }
-    var index = 0
-    while index < Int(count) {
-      handle(ready[index].data.u64)
-      index += 1
-    }
+  /// a timerfd) and returns how many are; ``token(at:)`` says which. An fd
+  /// left unhandled is reported again by the next wait (level-triggered).
+  func wait() throws(SystemError) -> Int {
+    Int(try valueOrErrno("epoll_wait") { epoll_wait(epoll, &ready, Int32(ready.count), -1) })
   }
+
+  /// The token of the `index`th fd the last ``wait()`` found ready.
+  func token(at index: Int) -> UInt64 { ready[index].data.u64 }
 }
 
 /// A timerfd on CLOCK_MONOTONIC, armed for the engine's next deadline.

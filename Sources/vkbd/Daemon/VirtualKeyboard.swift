@@ -10,7 +10,8 @@ final class VirtualKeyboard {
   private let uinput: OpaquePointer
   /// The uinput fd: written with key events, read for LED changes.
   let fd: Int32
-  private var frame: [input_event] = []
+  /// Where ``write(_:)`` lays out its frames: two events for each key event.
+  private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
 
   /// The keys the device offers: every keyboard key the kernel defines, not
   /// the buttons of mice and joysticks (which would make it a pointer), so
@@ -44,33 +45,40 @@ final class VirtualKeyboard {
     self.uinput = uinput
     fd = libevdev_uinput_get_fd(uinput)
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    frame.reserveCapacity(2 * 4096)
+    let syn = Self.event(UInt16(EV_SYN), UInt16(SYN_REPORT), 0)
+    for index in stride(from: 1, to: frames.count, by: 2) { frames[index] = syn }
   }
 
   /// Destroys the device (`libevdev_uinput_destroy`).
-  deinit { libevdev_uinput_destroy(uinput) }
+  deinit {
+    libevdev_uinput_destroy(uinput)
+    frames.deallocate()
+  }
 
   /// The device's event node, e.g. /dev/input/event7.
   var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
 
-  /// Writes key events, each in its own frame (a SYN_REPORT after it), in
-  /// one `write` (uinput takes several events per write; the kernel stamps them).
+  /// Writes key events, each in its own frame (a SYN_REPORT after it), 256
+  /// to a `write` (uinput takes several events per write; the kernel
+  /// stamps them).
   func write(_ keys: [OutputKey]) throws(SystemError) {
-    guard !keys.isEmpty else { return }
-    frame.removeAll(keepingCapacity: true)
-    var index = 0
-    while index < keys.count {
-      frame.append(Self.event(UInt16(EV_KEY), keys[index].code, keys[index].value.rawValue))
-      frame.append(Self.event(UInt16(EV_SYN), UInt16(SYN_REPORT), 0))
-      index += 1
-    }
-    let size = frame.count * MemoryLayout<input_event>.stride
-    var written = 0
-    while written < size {
-      let count = try valueOrErrno("write", Self.name) {
-        frame.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + written, size - written) }
+    var start = 0
+    while start < keys.count {
+      let end = min(start + frames.count / 2, keys.count)
+      for index in start..<end {
+        // The SYN_REPORTs in between stay where init put them.
+        frames[2 * (index - start)].type = UInt16(EV_KEY)
+        frames[2 * (index - start)].code = keys[index].code
+        frames[2 * (index - start)].value = keys[index].value.rawValue
       }
-      written += count
+      let size = 2 * (end - start) * MemoryLayout<input_event>.stride
+      var written = 0
+      while written < size {
+        written += try valueOrErrno("write", Self.name) {
+          Glibc.write(fd, UnsafeRawPointer(frames.baseAddress!) + written, size - written)
+        }
+      }
+      start = end
     }
   }
 
