@@ -118,9 +118,10 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/vkbd.fish
 	-rmdir $(DESTDIR)$(DATADIR)/vkbd
 
-# End-to-end latency, expansion throughput, memory and start-up, in one boot
-# of the VM (Tests/Integration/bench_latency.py), against a C floor and peers.
-# VM_ARGS="-k memory" runs only the benchmarks whose name holds that word.
+# End-to-end latency and expansion throughput against a C floor and peers
+# (Tests/Integration/bench_latency.py), then memory and start-up
+# (bench_startup.py), each in a boot of the VM with the clock it needs.
+# VM_ARGS="-k memory" runs only the benchmarks whose name starts bench_memory.
 bench-latency: build-deps
 	$(MAKE) release vm-tools
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/release/vkbd --tools .build-bench/latency --bench $(VM_ARGS)
@@ -129,7 +130,7 @@ bench-latency: build-deps
 # Benchmarks/Latency, and the clock shim of Tests/Integration.
 vm-tools: build-deps
 	mkdir -p .build-bench/latency
-	for tool in floor source probe; do \
+	for tool in floor source probe startup; do \
 		cc -O2 -Wall -o .build-bench/latency/$$tool Benchmarks/Latency/$$tool.c $$(pkg-config --cflags --libs libevdev) || exit 1; \
 	done
 	cc -O2 -Wall -shared -fPIC -o .build-bench/latency/boottime_jump.so Tests/Integration/boottime_jump.c -ldl

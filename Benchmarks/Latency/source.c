@@ -58,6 +58,8 @@ int main(int argc, char **argv) {
       libevdev_uinput_write_event(device, EV_SYN, SYN_REPORT, 0);
     }
   }
+  /* Printing is a burst of work that would delay the reader of the last key. */
+  usleep(100000);
   for (int key = 0; key < count; key++) {
     printf("%d 1 %lld\n%d 0 %lld\n", codes[key], times[2 * key], codes[key], times[2 * key + 1]);
   }

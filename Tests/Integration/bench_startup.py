@@ -1,0 +1,48 @@
+"""`make bench-latency`, second boot: the daemon's memory and start-up.
+
+Guest time follows the host's clock while the guest waits (QEMU `-icount
+shift=0`, sleep on): start-up reads files over 9p, and that wait is part of
+it. Each figure is the median of five starts after one to warm the page
+cache; the C tool `startup` (Benchmarks/Latency) times from its fork to the
+daemon's "ready" line, so no Python is in the measurement."""
+
+import os
+import signal
+import subprocess
+import time
+
+import vmlib
+from bench_latency import tool
+
+STARTS = 5
+
+
+def start_up(config_text):
+    """Starts the daemon on `config_text`; returns (ms to ready, idle RSS in KiB)."""
+    path = "/tmp/vkbd-bench-start.yaml"
+    with open(path, "w") as config:
+        config.write(config_text)
+    timer = subprocess.Popen([tool("startup"), "] ready", os.environ["VKBD_BIN"], "run", "--config", path],
+                             stdout=subprocess.PIPE, text=True)
+    fields = timer.stdout.readline().split()
+    assert len(fields) == 2, "the daemon did not start"
+    pid, microseconds = int(fields[0]), int(fields[1])
+    time.sleep(2)
+    rss = vmlib.rss_kib(pid)
+    os.kill(pid, signal.SIGTERM)
+    assert timer.wait(timeout=60) == 0
+    return microseconds / 1000, rss
+
+
+def bench_memory_and_start_up():
+    snippets = "matches:\n" + "".join(
+        "  - trigger: \";s%04d\"\n    replace: \"snippet number %d, a line of text\"\n" % (n, n) for n in range(1000))
+    default = subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
+                             text=True).stdout
+    for label, config in [("embedded default", default), ("1,000 snippets", snippets)]:
+        start_up(config)  # the page cache warms
+        runs = [start_up(config) for _ in range(STARTS)]
+        times = sorted(ms for ms, _ in runs)
+        rss = sorted(kib for _, kib in runs)
+        print("  %-16s start-up (fork to virtual keyboard ready and keyboards grabbed) %.0f ms (%.0f to %.0f);"
+              " idle RSS %.1f MiB" % (label, times[STARTS // 2], times[0], times[-1], rss[STARTS // 2] / 1024))
