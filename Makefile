@@ -36,7 +36,7 @@ RELR := $(shell version=$$(getconf GNU_LIBC_VERSION 2>/dev/null | cut -d' ' -f2)
 	[ -n "$$version" ] && [ "$$(printf '2.36\n%s\n' "$$version" | sort -V | head -1)" = 2.36 ] && \
 	echo -Xlinker -z -Xlinker pack-relative-relocs)
 release: build-deps
-	$(SWIFT) build -c release --static-swift-stdlib $(RELR)
+	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELR)
 
 # Shell completions, generated from the argument parser.
 completions: release

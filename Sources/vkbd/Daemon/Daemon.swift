@@ -90,8 +90,17 @@ final class Daemon {
     self.logger = logger
     self.configPath = configPath
     self.configuration = configuration
-    engine = try Self.makeEngine(configuration, logger: logger)
-    keyboard = try VirtualKeyboard()
+    // Creating the virtual keyboard mostly waits in the kernel (RCU grace
+    // periods as its LEDs register: 45 ms in the test VM); building the
+    // engine is all computing. They overlap.
+    let creation = BackgroundWork { Result { () throws(SystemError) in try VirtualKeyboard() } }
+    do {
+      engine = try Self.makeEngine(configuration, logger: logger)
+    } catch {
+      _ = creation.wait()
+      throw error
+    }
+    keyboard = try creation.wait().get()
     loop = try EventLoop()
     timer = try DeadlineTimer()
     udev = try Udev()
@@ -342,6 +351,11 @@ final class Daemon {
 
   private func add(_ event: Udev.DeviceEvent) {
     guard event.action == "add", !sources.contains(where: { $0.device.path == event.node }) else { return }
+    if let unwanted = Self.unwanted(event) {
+      seen[event.node] = DeviceReport(
+        name: event.name ?? "?", id: event.id ?? "?", path: event.node, grabbed: false, state: unwanted)
+      return
+    }
     let device: EvdevDevice
     do {
       device = try EvdevDevice(path: event.node)
@@ -389,6 +403,15 @@ final class Daemon {
     } else {
       grabWhenReleased(source)
     }
+  }
+
+  /// Why a device is of no use, as far as sysfs tells without opening it;
+  /// nil when it may be (opening it tells the rest).
+  private static func unwanted(_ event: Udev.DeviceEvent) -> String? {
+    if event.name == VirtualKeyboard.name { return "vkbd's own virtual keyboard" }
+    guard let keys = event.keys else { return nil }
+    let keyboard = EvdevDevice.letterKeys.allSatisfy { keys.contains($0) }
+    return keyboard || keys.contains(BTN_LEFT) ? nil : "not a keyboard"
   }
 
   /// Grabs a keyboard once the kernel says no key of it is down, so a key

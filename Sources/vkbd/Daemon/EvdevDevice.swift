@@ -54,14 +54,14 @@ final class EvdevDevice {
 
   func has(_ type: Int32, _ code: Int32) -> Bool { libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1 }
 
+  /// The keys every keyboard has (DESIGN 4): the letters.
+  static let letterKeys = [
+    KEY_Q, KEY_W, KEY_E, KEY_R, KEY_T, KEY_Y, KEY_U, KEY_I, KEY_O, KEY_P, KEY_A, KEY_S, KEY_D, KEY_F, KEY_G,
+    KEY_H, KEY_J, KEY_K, KEY_L, KEY_Z, KEY_X, KEY_C, KEY_V, KEY_B, KEY_N, KEY_M,
+  ]
+
   /// A keyboard has key events and every letter key (DESIGN 4).
-  var isKeyboard: Bool {
-    let letters = [
-      KEY_Q, KEY_W, KEY_E, KEY_R, KEY_T, KEY_Y, KEY_U, KEY_I, KEY_O, KEY_P, KEY_A, KEY_S, KEY_D, KEY_F, KEY_G,
-      KEY_H, KEY_J, KEY_K, KEY_L, KEY_Z, KEY_X, KEY_C, KEY_V, KEY_B, KEY_N, KEY_M,
-    ]
-    return letters.allSatisfy { has(EV_KEY, $0) }
-  }
+  var isKeyboard: Bool { Self.letterKeys.allSatisfy { has(EV_KEY, $0) } }
 
   /// A pointer has a left button (mice, touchpads): read for clicks, never grabbed.
   var isPointer: Bool { has(EV_KEY, BTN_LEFT) }

@@ -17,6 +17,31 @@ final class Udev {
     var node: String
     /// Set by a udev rule (`ENV{VKBD_IGNORE}="1"`): never grab this device.
     var ignored: Bool
+    /// The device's name and key bits as sysfs has them (an added device's),
+    /// so that a device vkbd has no use for is never opened: closing an
+    /// evdev fd waits for an RCU grace period, milliseconds each.
+    var name: String?
+    /// `vendor:product` in hex, as lsusb writes it.
+    var id: String?
+    var keys: KeyBits?
+  }
+
+  /// A device's EV_KEY bits, from sysfs `capabilities/key`: hex words,
+  /// most significant first, each a C `long`.
+  struct KeyBits {
+    private var words: [UInt] = []  // least significant first
+
+    init?(sysfs text: String) {
+      for word in text.split(separator: " ").reversed() {
+        guard let value = UInt(word, radix: 16) else { return nil }
+        words.append(value)
+      }
+    }
+
+    func contains(_ code: Int32) -> Bool {
+      let index = Int(code) / UInt.bitWidth
+      return index < words.count && words[index] & (1 << (UInt(code) % UInt(UInt.bitWidth))) != 0
+    }
   }
 
   /// Opens libudev and starts monitoring the input subsystem
@@ -78,6 +103,14 @@ final class Udev {
       node.hasPrefix("/dev/input/event")
     else { return nil }
     let ignored = udev_device_get_property_value(device, "VKBD_IGNORE").map { String(cString: $0) == "1" } ?? false
-    return DeviceEvent(action: action, node: node, ignored: ignored)
+    // The event node's parent is the input device, which has the attributes.
+    let input = udev_device_get_parent_with_subsystem_devtype(device, "input", nil)
+    func attribute(_ name: String) -> String? {
+      input.flatMap { udev_device_get_sysattr_value($0, name) }.map { String(cString: $0) }
+    }
+    let id = attribute("id/vendor").flatMap { vendor in attribute("id/product").map { vendor + ":" + $0 } }
+    return DeviceEvent(
+      action: action, node: node, ignored: ignored, name: attribute("name"), id: id,
+      keys: attribute("capabilities/key").flatMap(KeyBits.init(sysfs:)))
   }
 }
