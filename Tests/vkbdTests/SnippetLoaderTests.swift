@@ -162,4 +162,18 @@ import Testing
       script: "type :x", layout: Simulation.layout("us"), configuration: .allOff, snippets: matcher)
     #expect(result.text == "first")
   }
+
+  /// The marker search the replacement splitting uses, on the edges a
+  /// string scan can get wrong: the start, the end, a half marker, a
+  /// character of several bytes before it.
+  @Test(
+    arguments: [
+      ("{{", "{{x}}", 0), ("{{", "ab{{", 2), ("{{", "a{b{", nil), ("}}", "}{}}", 2), ("{{", "é€{{x", 2),
+      ("{{", "", nil), ("{{", "{", nil),
+    ] as [(StaticString, String, Int?)])
+  func findsAMarkerWhereItStands(marker: StaticString, text: String, characters: Int?) {
+    let range = SnippetLoader.firstRange(of: marker, in: Substring(text))
+    #expect(range.map { text.distance(from: text.startIndex, to: $0.lowerBound) } == characters)
+    if let range { #expect(text[range] == "\(marker)") }
+  }
 }

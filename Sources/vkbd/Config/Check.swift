@@ -23,9 +23,9 @@ extension VKBD {
 
     func run() throws {
       let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
-      let names = configuration.resolvedLayout
+      let names: LayoutNames
       do {
-        _ = try Layout(names: names)
+        names = try configuration.makeLayout().names
       } catch {
         printError("\(configuration.source): \(error)")
         throw SysExit.config

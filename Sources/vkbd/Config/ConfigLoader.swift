@@ -122,7 +122,8 @@ enum ConfigLoader {
       case "backspace":
         readBackspace(value, into: &engine.backspace, reader: &reader)
       case "layout":
-        configuration.layout = readLayout(value, reader: &reader)
+        configuration.compiledLayout = readLayout(value, reader: &reader)
+        configuration.layout = configuration.compiledLayout?.names
       case "unicode_input":
         engine.expansion.unicodeInput = reader.choice(value, key: key) ?? engine.expansion.unicodeInput
       case "newline":
@@ -227,7 +228,7 @@ enum ConfigLoader {
     return filter
   }
 
-  private static func readLayout(_ node: YAMLNode, reader: inout YAMLReader) -> LayoutNames? {
+  private static func readLayout(_ node: YAMLNode, reader: inout YAMLReader) -> Layout? {
     guard let entries = reader.entries(of: node, named: "layout", allowed: layoutKeys) else { return nil }
     var names = LayoutNames()
     for (key, value) in entries {
@@ -242,11 +243,10 @@ enum ConfigLoader {
       }
     }
     do {
-      _ = try Layout(names: names)
+      return try Layout(names: names)
     } catch {
       reader.report("layout: \(error)", at: node)
       return nil
     }
-    return names
   }
 }

@@ -7,6 +7,9 @@ struct Configuration {
   var engine = EngineConfiguration()
   /// The XKB names of the layout; nil means the system's (see ``SystemKeyboard``).
   var layout: LayoutNames?
+  /// That layout, compiled when the config was checked: the engine is built
+  /// on it instead of compiling the keymap a second time.
+  var compiledLayout: Layout?
   /// The snippets, from the files named and the inline matches.
   var snippets: [Snippet] = []
   /// The match files read.
@@ -116,6 +119,13 @@ struct Configuration {
 
   /// The layout to use: the configured one, else the system's.
   var resolvedLayout: LayoutNames { layout ?? SystemKeyboard.layoutNames() }
+
+  /// The layout to run on: the configured one as checked, else the
+  /// system's, compiled now.
+  func makeLayout() throws(LayoutError) -> Layout {
+    if let compiledLayout { return compiledLayout }
+    return try Layout(names: resolvedLayout)
+  }
 }
 
 /// Which keyboards vkbd grabs: by name or `vendor:product` (hex).

@@ -50,14 +50,23 @@ enum YAML {
     return try result.get()
   }
 
-  /// Builds the tree bottom-up: an open collection is on the stack until its
-  /// end event, so nesting costs no recursion.
+  /// Builds the tree bottom-up: the finished children of every open
+  /// collection wait in one array, each collection remembering where its
+  /// own begin, until its end event gathers them. Nesting costs no
+  /// recursion and each node is moved once.
   private struct Composer {
-    private enum Open {
-      case sequence([YAMLNode])
-      case mapping([(key: YAMLNode, value: YAMLNode)], key: YAMLNode?, keys: Set<String>)
+    private struct Open {
+      var isMapping: Bool
+      /// Where its children begin in `children`.
+      var start: Int
+      var anchor: String?
+      var line: Int
+      var column: Int
+      /// A mapping's scalar keys so far.
+      var keys: Set<String> = []
     }
-    private var stack: [(open: Open, anchor: String?, line: Int, column: Int)] = []
+    private var open: [Open] = []
+    private var children: [YAMLNode] = []
     private var anchors: [String: YAMLNode] = [:]
     private var root: YAMLNode?
     private var documents = 0
@@ -92,18 +101,18 @@ enum YAML {
             let node = YAMLNode(
               content: .scalar(value, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), line: line, column: column)
             try add(node, anchor: Self.string(scalar.anchor))
-          case YAML_SEQUENCE_START_EVENT:
-            stack.append((.sequence([]), Self.string(event.data.sequence_start.anchor), line, column))
-          case YAML_MAPPING_START_EVENT:
-            stack.append((.mapping([], key: nil, keys: []), Self.string(event.data.mapping_start.anchor), line, column))
+          case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
+            let isMapping = event.type == YAML_MAPPING_START_EVENT
+            let anchor = isMapping ? event.data.mapping_start.anchor : event.data.sequence_start.anchor
+            open.append(
+              Open(isMapping: isMapping, start: children.count, anchor: Self.string(anchor), line: line, column: column)
+            )
           case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            let (open, anchor, line, column) = stack.removeLast()
-            let content: YAMLNode.Content
-            switch open {
-            case .sequence(let items): content = .sequence(items)
-            case .mapping(let entries, _, _): content = .mapping(entries)  // libyaml pairs every key with a value
-            }
-            try add(YAMLNode(content: content, line: line, column: column), anchor: anchor)
+            let collection = open.removeLast()
+            let content = Self.content(children[collection.start...], isMapping: collection.isMapping)
+            children.removeSubrange(collection.start...)  // unique again: no copy
+            try add(
+              YAMLNode(content: content, line: collection.line, column: collection.column), anchor: collection.anchor)
           default:
             break  // stream start, document end
           }
@@ -113,28 +122,26 @@ enum YAML {
       }
     }
 
+    /// A finished collection's content from its children (libyaml pairs
+    /// every key of a mapping with a value).
+    private static func content(_ items: ArraySlice<YAMLNode>, isMapping: Bool) -> YAMLNode.Content {
+      guard isMapping else { return .sequence(Array(items)) }
+      return .mapping(stride(from: items.startIndex, to: items.endIndex, by: 2).map { (items[$0], items[$0 + 1]) })
+    }
+
     /// Puts a finished node in the collection that is open, or at the root.
     private mutating func add(_ node: YAMLNode, anchor: String? = nil) throws(YAMLError) {
       if let anchor { anchors[anchor] = node }
-      guard let top = stack.indices.last else {
+      guard let top = open.indices.last else {
         root = node
         return
       }
-      switch stack[top].open {
-      case .sequence(var items):
-        stack[top].open = .sequence([])  // no second reference: append in place
-        items.append(node)
-        stack[top].open = .sequence(items)
-      case .mapping(var entries, let key?, let keys):
-        stack[top].open = .mapping([], key: nil, keys: [])
-        entries.append((key, node))
-        stack[top].open = .mapping(entries, key: nil, keys: keys)
-      case .mapping(let entries, nil, var keys):
-        if case .scalar(let text, _) = node.content, !keys.insert(text).inserted {
-          throw YAMLError(line: node.line, column: node.column, message: "key '\(text)' appears twice")
-        }
-        stack[top].open = .mapping(entries, key: node, keys: keys)
+      if open[top].isMapping && (children.count - open[top].start) % 2 == 0,
+        case .scalar(let key, _) = node.content, !open[top].keys.insert(key).inserted
+      {
+        throw YAMLError(line: node.line, column: node.column, message: "key '\(key)' appears twice")
       }
+      children.append(node)
     }
 
     private static func string(_ bytes: UnsafeMutablePointer<yaml_char_t>?) -> String? {

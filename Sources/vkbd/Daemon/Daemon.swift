@@ -123,7 +123,7 @@ final class Daemon {
   private static func makeEngine(_ configuration: Configuration, logger: Logger) throws(SystemError) -> Engine {
     let layout: Layout
     do {
-      layout = try Layout(names: configuration.resolvedLayout)
+      layout = try configuration.makeLayout()
     } catch {
       throw SystemError("compile keymap", error.description, errno: EINVAL)
     }

@@ -98,10 +98,11 @@ extension VKBD {
         var merged = names
         merged.options = configuration.layout?.options ?? ""
         configuration.layout = merged
+        configuration.compiledLayout = nil
       }
       let layout: Layout
       do {
-        layout = try Layout(names: configuration.resolvedLayout)
+        layout = try configuration.makeLayout()
       } catch {
         printError(error.description)
         throw SysExit.config
