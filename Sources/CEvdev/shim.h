@@ -14,6 +14,7 @@
 #include <linux/input.h>
 #include <linux/seccomp.h>
 #include <errno.h>
+#include <malloc.h>  // malloc_trim: the daemon returns its start-up heap
 #include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>

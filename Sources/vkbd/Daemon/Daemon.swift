@@ -116,6 +116,7 @@ final class Daemon {
     if !udev.isUdevdRunning { logger.info("udevd is not running: hotplug from the kernel's uevents") }
     for event in udev.inputDevices() { add(event) }
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
+    _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
     logger.info(
       "ready", metadata: ["virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)"])
   }
@@ -504,6 +505,7 @@ final class Daemon {
       for event in udev.inputDevices() { add(event) }
     }
     configLoaded = time(nil)
+    _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
     logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])
     return []
   }
