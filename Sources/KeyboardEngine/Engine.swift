@@ -14,7 +14,9 @@ public final class Engine {
   public let layout: Layout
   /// What the engine does; changing it cancels every pending aid.
   public var configuration: EngineConfiguration {
+    willSet { settle() }
     didSet {
+      capsDue = nil
       cancelAids()
       let decoded = decodes
       decodes = Self.needsDecoding(configuration, snippets)
@@ -27,8 +29,18 @@ public final class Engine {
   /// Whether anything needs the text and the keymap state: an aid or a
   /// snippet. Without, keys pass through untouched and undecoded.
   private var decodes: Bool
-  /// The text typed since the last reset, as the application has it.
-  public internal(set) var text = TextModel()
+  /// The text typed since the last reset, as the application has it
+  /// (once ``settle()`` has applied the last key handed out).
+  public internal(set) var text = TextModel() {
+    didSet { capsDue = nil }
+  }
+  /// Whether auto-capitalization is due at the end of `text` (DESIGN 3.2),
+  /// once worked out: ``settle()`` does it after a key's output is written,
+  /// so that the next key's press finds it known.
+  private var capsDue: Bool?
+  /// The press or release last handed out whose effect on the keymap state
+  /// and the text is left to ``settle()``.
+  private var unsettled: (code: UInt16, value: KeyValue, keysym: xkb_keysym_t?)?
   /// The snippets and their trigger trie.
   public let snippets: SnippetMatcher
   /// The wall clock for date variables, in seconds since the epoch. The
@@ -36,6 +48,7 @@ public final class Engine {
   public var wallClock: () -> Int64 = { Int64(time(nil)) }
   /// Paused: a pure pass-through, with no typing aid and no snippet.
   public var isPaused = false {
+    willSet { settle() }
     didSet { cancelAids() }
   }
   /// Where the engine reports what the host should log.
@@ -99,6 +112,18 @@ public final class Engine {
   /// Handles one physical key event, appending what to emit to `output`.
   /// While the engine types text of its own, the event waits its turn.
   public func handle(_ event: KeyEvent, into output: inout KeyOutput) {
+    handleBeforeSettling(event, into: &output)
+    settle()
+  }
+
+  /// ``handle(_:into:)`` for a caller that writes the output at once and
+  /// calls ``settle()`` after the write (touch-down emission, DESIGN 1.1):
+  /// when the event goes out unchanged, what it does to the keymap state and
+  /// the text is worked out after the write instead of before it. Until
+  /// ``settle()``, ``text`` may lack that event; every other call settles
+  /// first.
+  public func handleBeforeSettling(_ event: KeyEvent, into output: inout KeyOutput) {
+    settle()
     if typing.isActive || queuedHead < queuedEvents.count {
       queuedEvents.append(event)
       return
@@ -106,7 +131,25 @@ public final class Engine {
     process(event, into: &output)
   }
 
+  /// Applies the key last handed out to the keymap state and the text, and
+  /// works out what the next key's press will ask (whether caps is due).
+  public func settle() {
+    applyUnsettled()
+    if capsDue == nil && configuration.autocapitalize && decodes {
+      capsDue = AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset)
+    }
+  }
+
+  /// Applies the key handed out last, so that what follows reads the keymap
+  /// state and the text as the application has them.
+  private func applyUnsettled() {
+    guard let (code, value, keysym) = unsettled else { return }
+    unsettled = nil
+    apply(decoder.feed(code: code, value: value, keysym: keysym))
+  }
+
   private func process(_ event: KeyEvent, into output: inout KeyOutput) {
+    applyUnsettled()  // the previous event's, when events are replayed in a row
     let code = event.code
     let index = Int(code)
     guard index < KeyCode.count else { return }
@@ -135,6 +178,7 @@ public final class Engine {
   /// Runs the timers due at `now`: the Backspace repeat, the next burst of
   /// an expansion.
   public func advance(to now: Instant, into output: inout KeyOutput) {
+    settle()
     while let due = backspaceRepeat.deadline, due <= now {
       var taps = backspaceRepeat.tick(text: text, configuration: configuration.backspace)
       while taps > 0 {
@@ -163,6 +207,7 @@ public final class Engine {
   /// Forgets the text before the cursor (a click, a device change) and
   /// cancels every pending aid.
   public func resetText() {
+    settle()
     text.reset()
     cancelAids()
   }
@@ -170,6 +215,7 @@ public final class Engine {
   /// Releases every key held on the virtual keyboard and forgets the
   /// physical holds (stuck-key recovery, shutdown, panic).
   public func releaseAll(into output: inout KeyOutput) {
+    settle()
     cancelAids()
     if typing.isActive { text.reset() }  // the application has only part of it
     typing.cancel()
@@ -201,7 +247,7 @@ public final class Engine {
 
   private func keyDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
     if isPaused || !decodes {
-      emit(code, .down, into: &output)
+      emit(code, .down, into: &output, settlingLater: true)
       return
     }
     if backspaceRepeat.deadline != nil { backspaceRepeat.stop() }  // 3.4 rule 4
@@ -209,7 +255,7 @@ public final class Engine {
     undo = nil
     if decoder.hasShortcutModifiers {
       autoPeriod.otherKey()
-      emit(code, .down, into: &output)
+      emit(code, .down, into: &output, settlingLater: true)
       return
     }
     let keysym = decoder.keysym(code)
@@ -232,7 +278,7 @@ public final class Engine {
     }
     if !KeystrokeDecoder.isModifier(keysym) { autoPeriod.otherKey() }  // 3.3 rule 2
     if configuration.autocapitalize, capitalize(code, character: character, into: &output) { return }
-    emit(code, .down, into: &output, keysym: keysym)
+    emit(code, .down, into: &output, keysym: keysym, settlingLater: true)
   }
 
   private func keyUp(_ code: UInt16, into output: inout KeyOutput) {
@@ -244,7 +290,7 @@ public final class Engine {
     }
     let outputCode = standIn[index] == 0 ? code : standIn[index]
     standIn[index] = 0
-    emit(outputCode, .up, into: &output)
+    emit(outputCode, .up, into: &output, settlingLater: true)
   }
 
   /// Whether `code` going down completes the configured pause/resume chord:
@@ -329,7 +375,7 @@ public final class Engine {
   /// Types the capital of a lowercase letter when caps is due (3.2).
   private func capitalize(_ code: UInt16, character: UInt32, into output: inout KeyOutput) -> Bool {
     guard let letter = Unicode.Scalar(character), !decoder.hasModifiers,
-      AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset),
+      capsDue ?? AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset),
       let capital = layout.capitalStroke(of: letter), capital.group == decoder.group
     else { return false }
     if autoCapitalization.isUndone(letter) { return false }
@@ -423,16 +469,21 @@ public final class Engine {
   /// The single place events leave the engine: skips presses of keys already
   /// down and releases of keys already up, and keeps the text model in step
   /// with what the application receives (`applying` is false for planned
-  /// typing, whose edits the plan made).
+  /// typing, whose edits the plan made). `settlingLater` leaves that to
+  /// ``settle()``: only for the last event a key hands out.
   func emit(
     _ code: UInt16, _ value: KeyValue, into output: inout KeyOutput, applying: Bool = true,
-    keysym: xkb_keysym_t? = nil
+    keysym: xkb_keysym_t? = nil, settlingLater: Bool = false
   ) {
     let down = value != .up
     guard outputDown[Int(code)] != down else { return }
     outputDown[Int(code)] = down
     output.append(OutputKey(code: code, value: value))
     guard decodes else { return }
+    if settlingLater {
+      unsettled = (code, value, keysym)
+      return
+    }
     let edit = decoder.feed(code: code, value: value, keysym: keysym)
     if applying { apply(edit) }
   }

@@ -95,4 +95,35 @@ struct RandomTyping {
     #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
     #expect(engine.nextDeadline == nil)
   }
+
+  /// An engine driven the daemon's way, each event handed out before its
+  /// bookkeeping, types exactly what one handling each event whole types,
+  /// with every aid, snippets and the timers in between: whatever reads the
+  /// state settles it first, so even a caller that never calls settle()
+  /// gets the same keys and, once settled, the same text.
+  @Test(arguments: ["us", "de"], 0..<100)
+  func handingOutBeforeSettlingChangesNothing(layoutName: String, seed: Int) {
+    let snippets = SnippetMatcher([
+      Snippet(trigger: "as", replace: "[as]"), Snippet(trigger: "tea", replace: "T E A\n"),
+    ])
+    let whole = Engine(layout: Layouts.named(layoutName), snippets: snippets)
+    let touchDown = Engine(layout: Layouts.named(layoutName), snippets: snippets)
+    var typing = RandomTyping(seed: UInt64(seed) &* 104_729)
+    var wholeOutput = KeyOutput()
+    var touchDownOutput = KeyOutput()
+    for _ in 0..<400 {
+      let event = typing.next(withRepeats: true)
+      while let due = whole.nextDeadline, due <= typing.time {
+        whole.advance(to: due, into: &wholeOutput)
+        touchDown.advance(to: due, into: &touchDownOutput)
+      }
+      guard let event else { continue }
+      whole.handle(event, into: &wholeOutput)
+      touchDown.handleBeforeSettling(event, into: &touchDownOutput)
+    }
+    #expect(touchDownOutput.events == wholeOutput.events, "\(layoutName) seed \(seed)")
+    touchDown.settle()
+    #expect(touchDown.text.text == whole.text.text, "\(layoutName) seed \(seed)")
+    #expect(touchDown.nextDeadline == whole.nextDeadline)
+  }
 }

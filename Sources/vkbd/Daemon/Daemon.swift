@@ -312,8 +312,11 @@ final class Daemon {
     }
     let time = Instant(microseconds: event.microseconds)
     eventsIn += 1
-    engine.handle(KeyEvent(code: event.code, value: value, time: time, device: source.id), into: &output)
+    // Touch-down: the engine's bookkeeping for a key it passes unchanged
+    // waits until the key is written.
+    engine.handleBeforeSettling(KeyEvent(code: event.code, value: value, time: time, device: source.id), into: &output)
     flush(sourceTime: resynced ? nil : time)
+    engine.settle()
   }
 
   private static let panicChord = [UInt16(KEY_BACKSPACE), UInt16(KEY_ESC), UInt16(KEY_ENTER)]
