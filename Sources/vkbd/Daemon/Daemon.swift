@@ -38,6 +38,8 @@ final class Daemon {
   private var eventsOut: UInt64 = 0
   private var statsSince = monotonicMicroseconds()
   private var timeAsleepBefore = Daemon.timeAsleep()
+  /// CLOCK_BOOTTIME at the last loop turn, in microseconds.
+  private var bootTimeBefore = Daemon.bootTime()
   /// The deadline the timerfd is armed for.
   private var armedDeadline: Instant?
   /// Microseconds from a source event's kernel timestamp to the write of
@@ -219,11 +221,12 @@ final class Daemon {
 
   /// CLOCK_BOOTTIME − CLOCK_MONOTONIC, in microseconds: it grows only while
   /// the system sleeps.
-  private static func timeAsleep() -> Int64 {
+  private static func timeAsleep() -> Int64 { bootTime() - monotonicMicroseconds() }
+
+  private static func bootTime() -> Int64 {
     var boot = timespec()
     clock_gettime(CLOCK_BOOTTIME, &boot)
-    let boottime = Int64(boot.tv_sec) * 1_000_000 + Int64(boot.tv_nsec) / 1000
-    return boottime - monotonicMicroseconds()
+    return Int64(boot.tv_sec) * 1_000_000 + Int64(boot.tv_nsec) / 1000
   }
 
   /// After a suspend, what was held before it means nothing: every key goes
@@ -231,7 +234,13 @@ final class Daemon {
   /// (EVIOCGKEY) go down again, and the keys pressed or released since the
   /// wake follow as their events say.
   private func noticeSleep() {
-    let asleep = Self.timeAsleep()
+    // The time asleep grows no faster than CLOCK_BOOTTIME: while keys come
+    // less than a second apart, one clock read a turn tells it cannot have
+    // grown by a second.
+    let boot = Self.bootTime()
+    defer { bootTimeBefore = boot }
+    guard boot - bootTimeBefore > 1_000_000 else { return }
+    let asleep = boot - monotonicMicroseconds()
     guard asleep - timeAsleepBefore > 1_000_000 else { return }
     timeAsleepBefore = asleep
     logger.notice("the system slept; releasing every key and reading the keyboards again")
