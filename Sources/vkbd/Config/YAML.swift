@@ -52,7 +52,7 @@ enum YAML {
 
   /// Builds the tree bottom-up: the finished children of every open
   /// collection wait in one array, each collection remembering where its
-  /// own begin, until its end event gathers them. Nesting costs no
+  /// children begin, until its end event gathers them. Nesting costs no
   /// recursion and each node is moved once.
   private struct Composer {
     private struct Open {
