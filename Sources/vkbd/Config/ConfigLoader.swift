@@ -123,7 +123,6 @@ enum ConfigLoader {
         readBackspace(value, into: &engine.backspace, reader: &reader)
       case "layout":
         configuration.compiledLayout = readLayout(value, reader: &reader)
-        configuration.layout = configuration.compiledLayout?.names
       case "unicode_input":
         engine.expansion.unicodeInput = reader.choice(value, key: key) ?? engine.expansion.unicodeInput
       case "newline":

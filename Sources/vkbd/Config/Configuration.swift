@@ -5,11 +5,12 @@ import KeyboardEngine
 struct Configuration {
   /// What the engine does.
   var engine = EngineConfiguration()
-  /// The XKB names of the layout; nil means the system's (see ``SystemKeyboard``).
-  var layout: LayoutNames?
-  /// That layout, compiled when the config was checked: the engine is built
-  /// on it instead of compiling the keymap a second time.
+  /// The configured layout, compiled when the config was checked (the
+  /// engine is built on it, not on a second compile); nil means the
+  /// system's (see ``SystemKeyboard``).
   var compiledLayout: Layout?
+  /// The XKB names of the configured layout.
+  var layout: LayoutNames? { compiledLayout?.names }
   /// The snippets, from the files named and the inline matches.
   var snippets: [Snippet] = []
   /// The match files read.

@@ -94,14 +94,13 @@ extension VKBD {
 
     func run() throws {
       var configuration = try ConfigLoader.loadReporting(path: config, fallback: .embeddedDefault)
-      if let layout, let names = LayoutNames(parsing: layout) {
-        var merged = names
-        merged.options = configuration.layout?.options ?? ""
-        configuration.layout = merged
-        configuration.compiledLayout = nil
-      }
       let layout: Layout
       do {
+        if let option = self.layout, let names = LayoutNames(parsing: option) {
+          var merged = names
+          merged.options = configuration.layout?.options ?? ""
+          configuration.compiledLayout = try Layout(names: merged)
+        }
         layout = try configuration.makeLayout()
       } catch {
         printError(error.description)
