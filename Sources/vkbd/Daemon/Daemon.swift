@@ -423,8 +423,8 @@ final class Daemon {
   private static func unwanted(_ event: Udev.DeviceEvent) -> String? {
     if event.name == VirtualKeyboard.name { return "vkbd's own virtual keyboard" }
     guard let keys = event.keys else { return nil }
-    let keyboard = EvdevDevice.letterKeys.allSatisfy { keys.contains($0) }
-    return keyboard || keys.contains(BTN_LEFT) ? nil : "not a keyboard"
+    let useful = EvdevDevice.isKeyboard(hasKey: keys.contains) || EvdevDevice.isPointer(hasKey: keys.contains)
+    return useful ? nil : "not a keyboard"
   }
 
   /// Grabs a keyboard once the kernel says no key of it is down, so a key

@@ -55,16 +55,20 @@ final class EvdevDevice {
   func has(_ type: Int32, _ code: Int32) -> Bool { libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1 }
 
   /// The keys every keyboard has (DESIGN 4): the letters.
-  static let letterKeys = [
+  private static let letterKeys = [
     KEY_Q, KEY_W, KEY_E, KEY_R, KEY_T, KEY_Y, KEY_U, KEY_I, KEY_O, KEY_P, KEY_A, KEY_S, KEY_D, KEY_F, KEY_G,
     KEY_H, KEY_J, KEY_K, KEY_L, KEY_Z, KEY_X, KEY_C, KEY_V, KEY_B, KEY_N, KEY_M,
   ]
 
-  /// A keyboard has key events and every letter key (DESIGN 4).
-  var isKeyboard: Bool { Self.letterKeys.allSatisfy { has(EV_KEY, $0) } }
+  /// A keyboard has key events and every letter key (DESIGN 4), whether
+  /// libevdev or sysfs tells which keys a device has.
+  static func isKeyboard(hasKey: (Int32) -> Bool) -> Bool { letterKeys.allSatisfy(hasKey) }
 
   /// A pointer has a left button (mice, touchpads): read for clicks, never grabbed.
-  var isPointer: Bool { has(EV_KEY, BTN_LEFT) }
+  static func isPointer(hasKey: (Int32) -> Bool) -> Bool { hasKey(BTN_LEFT) }
+
+  var isKeyboard: Bool { Self.isKeyboard { has(EV_KEY, $0) } }
+  var isPointer: Bool { Self.isPointer { has(EV_KEY, $0) } }
 
   /// Whether the kernel has any key of the device down now (EVIOCGKEY).
   func hasKeysDown() -> Bool { keyState().contains(true) }
@@ -141,11 +145,8 @@ final class EvdevDevice {
     clock_gettime(CLOCK_MONOTONIC, &now)
     for pressed in [false, true] {
       for code in 0..<kernel.count where kernel[code] == pressed && delivered[code] != pressed {
-        var event = input_event()
+        var event = input_event(type: UInt16(EV_KEY), code: UInt16(code), value: pressed ? 1 : 0)
         event.time = timeval(tv_sec: now.tv_sec, tv_usec: now.tv_nsec / 1000)
-        event.type = UInt16(EV_KEY)
-        event.code = UInt16(code)
-        event.value = pressed ? 1 : 0
         handle(event, true)
       }
     }
@@ -158,6 +159,14 @@ final class EvdevDevice {
 }
 
 extension input_event {
+  /// An event of `type`, `code` and `value`, with no time (uinput stamps it).
+  init(type: UInt16, code: UInt16, value: Int32) {
+    self.init()
+    self.type = type
+    self.code = code
+    self.value = value
+  }
+
   /// The kernel's timestamp in microseconds (CLOCK_MONOTONIC once set).
   var microseconds: Int64 { Int64(time.tv_sec) * 1_000_000 + Int64(time.tv_usec) }
 }

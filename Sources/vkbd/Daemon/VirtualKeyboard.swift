@@ -45,7 +45,7 @@ final class VirtualKeyboard {
     self.uinput = uinput
     fd = libevdev_uinput_get_fd(uinput)
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    let syn = Self.event(UInt16(EV_SYN), UInt16(SYN_REPORT), 0)
+    let syn = input_event(type: UInt16(EV_SYN), code: UInt16(SYN_REPORT), value: 0)
     for index in stride(from: 1, to: frames.count, by: 2) { frames[index] = syn }
   }
 
@@ -80,14 +80,6 @@ final class VirtualKeyboard {
       }
       start = end
     }
-  }
-
-  private static func event(_ type: UInt16, _ code: UInt16, _ value: Int32) -> input_event {
-    var event = input_event()
-    event.type = type
-    event.code = code
-    event.value = value
-    return event
   }
 
   /// Reads what the kernel sends back: LED changes a desktop made, which
