@@ -241,8 +241,9 @@ public final class Engine {
   // MARK: - Keys
 
   private static func needsDecoding(_ configuration: EngineConfiguration, _ snippets: SnippetMatcher) -> Bool {
-    configuration.autocapitalize || configuration.doubleSpacePeriod || configuration.backspace.accelerate
-      || !snippets.snippets.isEmpty
+    configuration.enabled
+      && (configuration.autocapitalize || configuration.doubleSpacePeriod || configuration.backspace.accelerate
+        || (configuration.expandsSnippets && !snippets.snippets.isEmpty))
   }
 
   private func keyDown(_ code: UInt16, at time: Instant, into output: inout KeyOutput) {
@@ -269,7 +270,9 @@ public final class Engine {
     }
     var character = decoder.predictedCharacter(code)
     if character == 0x0D { character = 0x0A }  // Return types a newline
-    if let next = Unicode.Scalar(character), next.value > 0, expandSnippet(code, next: next, at: time, into: &output) {
+    if configuration.expandsSnippets, let next = Unicode.Scalar(character), next.value > 0,
+      expandSnippet(code, next: next, at: time, into: &output)
+    {
       return
     }
     if character == 0x20 && configuration.doubleSpacePeriod {

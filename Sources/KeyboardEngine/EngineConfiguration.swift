@@ -1,6 +1,11 @@
 /// What the engine does, as the config file sets it. The defaults are the
 /// product's defaults (DESIGN 3).
 public struct EngineConfiguration: Equatable, Sendable {
+  /// False: a pure pass-through, as when paused (an app rule's `enabled`).
+  public var enabled = true
+  /// Whether snippets expand; false keeps the typing aids (an app rule's
+  /// `snippets`).
+  public var expandsSnippets = true
   /// Auto-capitalization (DESIGN 3.2).
   public var autocapitalize = true
   /// Rule 6's option: treat the start of the text model after a reset as the

@@ -127,3 +127,87 @@ struct RandomTyping {
     #expect(touchDown.nextDeadline == whole.nextDeadline)
   }
 }
+
+/// An app rule changes the engine's configuration whenever the focus moves,
+/// while keys are held, Backspace repeats or an expansion is being typed.
+@Suite struct ConfigurationChangeTests {
+  /// The settings an app rule can change, in every combination.
+  static let configurations: [EngineConfiguration] = (0..<32).map { bits in
+    var configuration = EngineConfiguration()
+    configuration.enabled = bits & 1 == 0
+    configuration.autocapitalize = bits & 2 == 0
+    configuration.doubleSpacePeriod = bits & 4 == 0
+    configuration.expandsSnippets = bits & 8 == 0
+    configuration.backspace.accelerate = bits & 16 == 0
+    return configuration
+  }
+
+  @Test(arguments: ["us", "de"], 0..<100)
+  func noKeyStaysHeldWhateverTheFocusDoes(layoutName: String, seed: Int) {
+    let snippets = SnippetMatcher([
+      Snippet(trigger: "as", replace: "[as]"), Snippet(trigger: "tea", replace: "T E A\nand more text"),
+    ])
+    let engine = Engine(layout: Layouts.named(layoutName), snippets: snippets)
+    var typing = RandomTyping(seed: UInt64(seed) &* 6_700_417)
+    var generator = SeededGenerator(state: UInt64(seed))
+    var output = KeyOutput()
+    func runTimers(until time: Instant) {
+      while let due = engine.nextDeadline, due <= time { engine.advance(to: due, into: &output) }
+    }
+    for _ in 0..<400 {
+      let event = typing.next(withRepeats: true)
+      runTimers(until: typing.time)
+      if Int.random(in: 0..<10, using: &generator) == 0 {
+        engine.configuration = Self.configurations.randomElement(using: &generator)!
+        engine.resetText()
+      }
+      if let event { engine.handle(event, into: &output) }
+    }
+    for event in typing.releaseAll() {
+      runTimers(until: event.time)
+      engine.handle(event, into: &output)
+    }
+    runTimers(until: typing.time.adding(milliseconds: 60_000))
+    #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
+    #expect(engine.nextDeadline == nil)
+    // Every release follows its press on the output.
+    var down = Set<UInt16>()
+    for key in output.events {
+      if key.value == .up {
+        #expect(down.remove(key.code) != nil, "seed \(seed): \(key.code) released while up")
+      } else {
+        down.insert(key.code)
+      }
+    }
+  }
+
+  @Test func disabledIsAPurePassThroughAndSnippetsOffKeepsTheAids() {
+    let snippets = SnippetMatcher([Snippet(trigger: "qq", replace: "expanded")])
+    var off = EngineConfiguration()
+    off.enabled = false
+    let disabled = Engine(layout: Layouts.us, configuration: off, snippets: snippets)
+    var noSnippets = EngineConfiguration()
+    noSnippets.expandsSnippets = false
+    let aidsOnly = Engine(layout: Layouts.us, configuration: noSnippets, snippets: snippets)
+    for engine in [disabled, aidsOnly] {
+      var output = KeyOutput()
+      var sent: [OutputKey] = []
+      var time = Instant.milliseconds(0)
+      // "x ok.  qq" then Enter, "b": a sentence end, a double space, a trigger, a new line.
+      for code in [KEY_X, KEY_SPACE, KEY_O, KEY_K, KEY_DOT, KEY_SPACE, KEY_SPACE, KEY_Q, KEY_Q, KEY_ENTER, KEY_B] {
+        for value in [KeyValue.down, .up] {
+          time = time.adding(milliseconds: 100)
+          sent.append(OutputKey(code: UInt16(code), value: value))
+          engine.handle(KeyEvent(code: UInt16(code), value: value, time: time), into: &output)
+        }
+      }
+      if engine === disabled {
+        #expect(output.events == sent)
+        #expect(engine.text.text.isEmpty, "a disabled engine decodes nothing")
+      } else {
+        #expect(output.events.contains(OutputKey(code: UInt16(KEY_LEFTSHIFT), value: .down)), "capitals still come")
+        #expect(engine.text.text.hasSuffix("ok.  Qq\nB"), "not expanded: \(engine.text.text)")
+      }
+    }
+  }
+}
