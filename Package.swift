@@ -30,10 +30,17 @@ let package = Package(
       providers: [.apt(["libevdev-dev", "libudev-dev", "libxkbcommon-dev"])]
     ),
     .systemLibrary(
+      name: "CSystemd",
+      pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]
+    ),
+    .systemLibrary(
       name: "CYAML",
       pkgConfig: "yaml-0.1",
       providers: [.apt(["libyaml-dev"])]
     ),
+    // The messages between the session agent and the daemon, which both link.
+    .target(name: "AgentProtocol"),
     .target(
       name: "KeyboardEngine",
       dependencies: ["CEvdev"],
@@ -42,7 +49,9 @@ let package = Package(
     .executableTarget(
       name: "vkbd",
       dependencies: [
+        "AgentProtocol",
         "CEvdev",
+        "CSystemd",
         "CYAML",
         "KeyboardEngine",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -56,12 +65,13 @@ let package = Package(
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
     .target(name: "TestSupport", dependencies: ["KeyboardEngine"], path: "Tests/TestSupport"),
+    .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"]),
     .testTarget(
       name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "vkbd", "KeyboardEngine", "CEvdev", "TestSupport", .product(name: "Yams", package: "Yams"),
+        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "TestSupport", .product(name: "Yams", package: "Yams"),
       ],
       exclude: ["Fixtures"]),
   ],

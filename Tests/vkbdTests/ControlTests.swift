@@ -211,7 +211,7 @@ final class ServerUnderTest: @unchecked Sendable {
   @Test func devicesAreListedInTheOrderPeopleCount() {
     let paths = ["/dev/input/event10", "/dev/input/mouse0", "/dev/input/event2", "/dev/input/event1"]
     #expect(
-      paths.sorted { Daemon.numbersPadded($0) < Daemon.numbersPadded($1) } == [
+      paths.sorted { InputDevices.numbersPadded($0) < InputDevices.numbersPadded($1) } == [
         "/dev/input/event1", "/dev/input/event2", "/dev/input/event10", "/dev/input/mouse0",
       ])
   }

@@ -24,7 +24,7 @@ enum Simulation {
     let configuration = try ConfigLoader.parse(yaml, file: "test.yaml")
     return try SimulationResult(
       script: script, layout: Simulation.layout(layout), configuration: configuration.engine,
-      snippets: SnippetMatcher(configuration.snippets))
+      snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps)
   }
 
   /// The text a field shows after `script`.

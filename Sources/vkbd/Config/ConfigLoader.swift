@@ -10,7 +10,7 @@ enum ConfigLoader {
   static let topLevelKeys = [
     "autocapitalize", "autocapitalize_after_reset", "double_space_period", "double_space_timeout_ms",
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
-    "devices", "toggle_key", "control_socket", "control_group",
+    "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
@@ -141,6 +141,10 @@ enum ConfigLoader {
         snippets.readMatches(value, reader: &reader)
       case "devices":
         configuration.devices = readDevices(value, reader: &reader)
+      case "apps":
+        configuration.apps = AppRules(user: readApps(value, reader: &reader))
+      case "session_users":
+        configuration.sessionUsers = readSessionUsers(value, reader: &reader)
       case "toggle_key":
         guard let text = reader.string(value, key: key) else { break }
         do {
@@ -148,12 +152,12 @@ enum ConfigLoader {
         } catch {
           reader.report("toggle_key: unknown key name '\(error.name)' (a chord like rightctrl+pause)", at: value)
         }
-      case "control_socket":
+      case "control_socket", "agent_socket":
         guard let path = reader.string(value, key: key) else { break }
         if path.hasPrefix("/") && path.utf8.count < 108 {  // sun_path holds 108 bytes
-          configuration.controlSocket = path
+          if key == "control_socket" { configuration.controlSocket = path } else { configuration.agentSocket = path }
         } else {
-          reader.report("control_socket must be an absolute path shorter than 108 bytes", at: value)
+          reader.report("\(key) must be an absolute path shorter than 108 bytes", at: value)
         }
       case "control_group":
         guard let name = reader.string(value, key: key) else { break }

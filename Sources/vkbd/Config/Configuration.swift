@@ -1,3 +1,4 @@
+import AgentProtocol
 import Glibc
 import KeyboardEngine
 
@@ -21,6 +22,12 @@ struct Configuration {
   var controlSocket = "/run/vkbd/control.sock"
   /// A group whose members may use the control socket (besides root).
   var controlGroup: String?
+  /// The agent socket's path.
+  var agentSocket = AgentProtocol.defaultSocket
+  /// The app rules, the config's then the built-in ones.
+  var apps = AppRules(user: [])
+  /// Whose agents count where logind does not run.
+  var sessionUsers: [SessionUser] = []
   /// What was skipped while loading (unsupported espanso kinds…).
   var warnings: [ConfigProblem] = []
   /// Where it came from: a path, or ``Configuration/embeddedName``.
@@ -63,6 +70,18 @@ struct Configuration {
     devices:
       include: []
       exclude: []
+    # Settings per application, tried in order on the window the session
+    # agent (vkbd-agent) reports; the first rule that matches applies, and
+    # after these come the built-in rules for terminals, code editors and
+    # password fields (vkbd.yaml(5)). For example:
+    #   - app: "^firefox$"       # the app id or X11 class, a regular expression
+    #     title: "Gmail"         # searched in the window title
+    #     autocapitalize: false
+    apps: []
+    # Where logind does not run: the users whose agent may report.
+    session_users: []
+    # The socket the agents connect to.
+    agent_socket: /run/vkbd/agent.sock
     # Match files in espanso's format, relative to this file; globs work.
     snippets: []
     matches:

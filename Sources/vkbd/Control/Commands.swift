@@ -148,6 +148,21 @@ extension VKBD {
   }
 }
 
+extension VKBD {
+  struct Apps: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "apps",
+      abstract: "List the app rules in the order they are tried, where each is written, and the one in force.")
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+
+    func run() throws {
+      let rules = try client.ask(ControlRequest(command: .apps)).apps ?? []
+      output.print(rules) { Report.apps(rules) }
+    }
+  }
+}
+
 /// The replies as text for people.
 enum Report {
   static func status(_ status: StatusReport) -> String {
@@ -158,7 +173,37 @@ enum Report {
     devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
     snippets  \(status.snippets)
 
-    """
+    """ + (status.focus.map(focus) ?? "")
+  }
+
+  /// The focus lines of `vkbd status`: the app, the rule, the agents.
+  static func focus(_ focus: FocusStatus) -> String {
+    let users = focus.activeUsers.isEmpty ? "no one" : focus.activeUsers.map { "uid \($0)" }.joined(separator: ", ")
+    var lines: [String] = []
+    if let app = focus.app {
+      lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(focus.role.map { ", a \($0) field" } ?? "")")
+    } else {
+      lines.append("focus     unknown: no session agent of \(users) reports")
+    }
+    if let rule = focus.rule, let origin = focus.ruleOrigin {
+      lines.append("rule      \(rule) (\(origin)): \(focus.settings)")
+    } else {
+      lines.append("rule      none: \(focus.settings)")
+    }
+    if focus.agents.isEmpty {
+      lines.append("agents    none connected; \(users) may report (\(focus.seat))")
+    }
+    for (index, agent) in focus.agents.enumerated() {
+      lines.append(
+        (index == 0 ? "agents    " : "          ")
+          + "uid \(agent.uid) (pid \(agent.pid)): \(agent.source ?? "no hello yet"), "
+          + (agent.active ? "counts" : "ignored: not the active session's user"))
+    }
+    return lines.map { $0 + "\n" }.joined()
+  }
+
+  static func apps(_ rules: [AppRuleReport]) -> String {
+    table(rules.map { ["\($0.number)\($0.inForce ? "*" : "")", $0.matchers, $0.settings, $0.origin] })
   }
 
   static func devices(_ devices: [DeviceReport]) -> String {

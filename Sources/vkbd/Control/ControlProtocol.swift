@@ -27,7 +27,7 @@ struct ControlRequest: Codable, Equatable {
   enum Command: String, Codable, CaseIterable {
     case status, pause, resume, toggle, reload, devices, stats
     case releaseAll = "release-all"
-    case snippets, expand
+    case snippets, expand, apps
   }
 
   var version = ControlProtocol.version
@@ -50,6 +50,7 @@ struct ControlReply: Codable, Equatable {
   var stats: StatsReport?
   var snippets: [SnippetReport]?
   var expansion: String?
+  var apps: [AppRuleReport]?
 
   static func failure(_ message: String, problems: [String]? = nil) -> ControlReply {
     ControlReply(ok: false, error: message, problems: problems)
@@ -67,6 +68,46 @@ struct StatusReport: Codable, Equatable {
   var uptimeSeconds: Int64
   var pid: Int32
   var version: String
+  /// What the session agents say and which app rule is in force.
+  var focus: FocusStatus?
+}
+
+/// The focused app as the active user's agent reports it, and the rule
+/// chosen for it. Never the window title.
+struct FocusStatus: Codable, Equatable {
+  /// The app id or X11 class; nil while no agent of the active user reports.
+  var app: String?
+  var role: String?
+  /// The rule in force, numbered as `vkbd apps` lists them; nil: the global settings.
+  var rule: Int?
+  var ruleOrigin: String?
+  /// What the rule in force sets.
+  var settings: String
+  /// Who decides whose agent counts: `logind` or `session_users`.
+  var seat: String
+  /// The users whose agents count now.
+  var activeUsers: [UInt32]
+  var agents: [AgentStatus]
+}
+
+/// One connected session agent.
+struct AgentStatus: Codable, Equatable {
+  var uid: UInt32
+  var pid: Int32
+  /// Where its focus reports come from (`wlr-foreign-toplevel`, `x11`…).
+  var source: String?
+  /// Whether its reports count.
+  var active: Bool
+}
+
+/// One app rule, in the order they are tried.
+struct AppRuleReport: Codable, Equatable {
+  var number: Int
+  var matchers: String
+  var settings: String
+  var origin: String
+  /// Whether it is the rule in force.
+  var inForce: Bool
 }
 
 struct DeviceReport: Codable, Equatable {

@@ -13,8 +13,8 @@ final class ControlServer {
   /// How long a client has for its request and our reply, in microseconds.
   let clientTimeout: Int64
 
-  let path: String
-  private let fd: Int32
+  var path: String { listener.path }
+  private let listener: ListeningSocket
   private let loop: EventLoop
   private let logger: Logger
   private let group: gid_t?
@@ -44,7 +44,6 @@ final class ControlServer {
   init(
     path: String, groupName: String?, loop: EventLoop, logger: Logger, clientTimeout: Int64 = 5_000_000
   ) throws(SystemError) {
-    self.path = path
     self.clientTimeout = clientTimeout
     self.loop = loop
     self.logger = logger
@@ -54,48 +53,14 @@ final class ControlServer {
     } else {
       group = nil
     }
-    try Self.makeDirectories(SnippetLoader.directory(of: path))
-    var info = stat()
-    if lstat(path, &info) == 0 {
-      // A socket left by a daemon that died; anything else is not ours to remove.
-      guard info.st_mode & S_IFMT == S_IFSOCK else { throw SystemError("bind", path, errno: EEXIST) }
-      unlink(path)
-    }
     timer = try DeadlineTimer()
-    let listener = try valueOrErrno("socket") {
-      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    }
-    do throws(SystemError) {
-      // Created with no access for anyone; opened up below once it is right.
-      let mask = umask(0o177)
-      let bound = withSocketAddress(path) { bind(listener, $0, $1) }
-      umask(mask)
-      guard bound == 0 else { throw SystemError("bind", path) }
-      if let group {
-        try valueOrErrno("chown", path) { chown(path, 0, group) }
-        try valueOrErrno("chmod", path) { chmod(path, 0o660) }
-      }
-      try valueOrErrno("listen", path) { listen(listener, 16) }
-      try loop.watch(listener, token: Self.listenToken)
-      try loop.watch(timer.fd, token: Self.timerToken)
-    } catch {
-      close(listener)
-      throw error
-    }
-    fd = listener
-  }
-
-  /// `mkdir -p` with mode 0755 for the directories that do not exist.
-  private static func makeDirectories(_ directory: String) throws(SystemError) {
-    guard directory != "/" && access(directory, F_OK) != 0 else { return }
-    try makeDirectories(SnippetLoader.directory(of: directory))
-    if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir", directory) }
+    try loop.watch(timer.fd, token: Self.timerToken)
+    listener = try ListeningSocket(
+      path: path, mode: group == nil ? 0o600 : 0o660, group: group, loop: loop, token: Self.listenToken)
   }
 
   deinit {
     for client in clients.keys { close(client) }
-    close(fd)
-    unlink(path)
     chunk.deallocate()
   }
 
@@ -131,10 +96,7 @@ final class ControlServer {
   /// loop's next turn, after the keys that came in between.
   private func acceptClients() {
     for _ in 0..<16 {
-      let client = accept(fd, nil, nil)
-      guard client >= 0 else { return }  // EAGAIN: all taken; other errors: the client is gone
-      _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-      _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+      guard let client = listener.accept() else { return }
       guard clients.count < Self.maximumClients else {
         close(client)
         continue
@@ -156,29 +118,12 @@ final class ControlServer {
   /// Why a client may not use the socket (from SO_PEERCRED), nil when it may:
   /// root, or a member of the control group.
   private func refusal(of client: Int32) -> String? {
-    var credentials = PeerCredentials()
-    var length = socklen_t(MemoryLayout<PeerCredentials>.size)
-    guard getsockopt(client, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
-      return "a client whose credentials cannot be read"
-    }
+    guard let credentials = UnixSocket.peer(of: client) else { return "a client whose credentials cannot be read" }
     if credentials.uid == 0 { return nil }
-    if let group, credentials.gid == group || Self.supplementaryGroups(of: client).contains(group) { return nil }
+    if let group, credentials.gid == group || UnixSocket.supplementaryGroups(of: client).contains(group) {
+      return nil
+    }
     return "uid \(credentials.uid) (pid \(credentials.pid)): not root\(group == nil ? "" : " nor in control_group")"
-  }
-
-  /// `struct ucred` (which the C headers declare only with _GNU_SOURCE).
-  private struct PeerCredentials {
-    var pid: pid_t = 0
-    var uid: uid_t = 0
-    var gid: gid_t = 0
-  }
-
-  /// The client's supplementary groups (SO_PEERGROUPS, Linux 4.13).
-  private static func supplementaryGroups(of client: Int32) -> [gid_t] {
-    var groups = [gid_t](repeating: 0, count: 256)
-    var length = socklen_t(groups.count * MemoryLayout<gid_t>.size)
-    guard getsockopt(client, SOL_SOCKET, SO_PEERGROUPS, &groups, &length) == 0 else { return [] }
-    return Array(groups.prefix(Int(length) / MemoryLayout<gid_t>.size))
   }
 
   /// Reads what the client sent; each byte is looked at once (`memchr` for
@@ -230,19 +175,14 @@ final class ControlServer {
 
   /// Writes what is left of the reply; waits for room when the socket is full.
   private func send(to client: Int32) {
-    while let state = clients[client], state.sent < state.outgoing.count {
-      // MSG_NOSIGNAL: a client that went away is an error here, not a SIGPIPE.
-      let count = state.outgoing.withUnsafeBytes {
-        Glibc.send(client, $0.baseAddress! + state.sent, $0.count - state.sent, Int32(MSG_NOSIGNAL))
-      }
-      if count < 0 && errno == EAGAIN {
+    if let state = clients[client], let count = UnixSocket.send(client, state.outgoing[state.sent...]) {
+      clients[client]!.sent += count
+      if state.sent + count < state.outgoing.count {
         try? loop.watchWritable(client, token: Self.clientTokenBase + UInt64(client))
         return
       }
-      guard count > 0 else { break }
-      clients[client]!.sent += count
     }
-    drop(client)  // one request per connection: done
+    drop(client)  // one request per connection: done (or the client is gone)
   }
 
   private func drop(_ client: Int32) {

@@ -1,3 +1,4 @@
+import AgentProtocol
 import KeyboardEngine
 
 /// One line of a typing script for `vkbd simulate`.
@@ -14,6 +15,8 @@ enum ScriptStep: Equatable {
   case hold(UInt16, Int64)
   /// A mouse button press and release.
   case click
+  /// The focus moves to a window of `app`, as a session agent reports it.
+  case focus(app: String, role: FieldRole?, title: String?)
 }
 
 /// A script line that could not be read.
@@ -25,6 +28,35 @@ struct ScriptError: Error, Equatable, CustomStringConvertible {
 
 /// The typing script language of `vkbd simulate`.
 enum Script {
+  /// `focus APP [ROLE [TITLE]]`: ROLE a field role or `-`, TITLE the rest
+  /// of the line or a JSON string literal.
+  private static func focus(
+    _ argument: Substring, fail: (String) -> ScriptError
+  ) throws(ScriptError) -> ScriptStep {
+    func word(_ text: Substring) -> (Substring, rest: Substring) {
+      let word = text.prefix { $0 != " " && $0 != "\t" }
+      return (word, text.dropFirst(word.count).drop { $0 == " " || $0 == "\t" })
+    }
+    let (app, afterApp) = word(argument)
+    guard !app.isEmpty else { throw fail("focus takes an app id, like focus foot") }
+    let (roleName, title) = word(afterApp)
+    var role: FieldRole?
+    if !roleName.isEmpty && roleName != "-" {
+      guard let known = FieldRole(rawValue: String(roleName)) else {
+        let names = FieldRole.allCases.map(\.rawValue).joined(separator: ", ")
+        throw fail("unknown role '\(roleName)' (\(names), or - for none)")
+      }
+      role = known
+    }
+    guard !title.isEmpty else { return .focus(app: String(app), role: role, title: nil) }
+    guard title.first == "\"" else { return .focus(app: String(app), role: role, title: String(title)) }
+    do {
+      return .focus(app: String(app), role: role, title: try FlatJSON.parseString(title))
+    } catch {
+      throw fail("bad string literal: \(error.message)")
+    }
+  }
+
   /// The longest `wait` or `hold` a script may ask for: one hour.
   static let longestWait: Int64 = 3_600_000
 
@@ -68,7 +100,7 @@ enum Script {
     case "type":
       if argument.first == "\"" {
         do {
-          return .type(try JSONString.parse(argument))
+          return .type(try FlatJSON.parseString(argument))
         } catch {
           throw fail("bad string literal: \(error.message)")
         }
@@ -95,68 +127,10 @@ enum Script {
     case "click":
       guard argument.allSatisfy({ $0 == " " || $0 == "\t" }) else { throw fail("click takes nothing") }
       return .click
+    case "focus":
+      return try focus(argument, fail: fail)
     default:
-      throw fail("unknown command '\(command)' (type, tap, press, release, wait, hold, click)")
+      throw fail("unknown command '\(command)' (type, tap, press, release, wait, hold, click, focus)")
     }
-  }
-}
-
-/// A JSON string literal (RFC 8259), read without Foundation.
-enum JSONString {
-  struct Failure: Error { var message: String }
-
-  /// Reads a literal that fills `text` exactly, quotes included.
-  static func parse(_ text: Substring) throws(Failure) -> String {
-    var scalars = text.unicodeScalars[...]
-    guard scalars.popFirst() == "\"" else { throw Failure(message: "expected '\"'") }
-    var result = String.UnicodeScalarView()
-    while let scalar = scalars.popFirst() {
-      switch scalar {
-      case "\"":
-        guard scalars.allSatisfy({ $0 == " " || $0 == "\t" }) else {
-          throw Failure(message: "text after the closing quote")
-        }
-        return String(result)
-      case "\\":
-        guard let escape = scalars.popFirst() else { break }
-        switch escape {
-        case "\"", "\\", "/": result.append(escape)
-        case "b": result.append("\u{8}")
-        case "f": result.append("\u{C}")
-        case "n": result.append("\n")
-        case "r": result.append("\r")
-        case "t": result.append("\t")
-        case "u":
-          var value = try hex4(&scalars)
-          if (0xD800..<0xDC00).contains(value) {
-            guard scalars.popFirst() == "\\", scalars.popFirst() == "u" else {
-              throw Failure(message: "unpaired surrogate")
-            }
-            let low = try hex4(&scalars)
-            guard (0xDC00..<0xE000).contains(low) else { throw Failure(message: "unpaired surrogate") }
-            value = 0x10000 + ((value - 0xD800) << 10) + (low - 0xDC00)
-          }
-          guard let character = Unicode.Scalar(value) else { throw Failure(message: "unpaired surrogate") }
-          result.append(character)
-        default:
-          throw Failure(message: "unknown escape '\\\(escape)'")
-        }
-      default:
-        guard scalar.value >= 0x20 else { throw Failure(message: "control character in string") }
-        result.append(scalar)
-      }
-    }
-    throw Failure(message: "missing closing quote")
-  }
-
-  private static func hex4(_ scalars: inout Substring.UnicodeScalarView.SubSequence) throws(Failure) -> UInt32 {
-    var value: UInt32 = 0
-    for _ in 0..<4 {
-      guard let digit = scalars.popFirst(), let nibble = UInt32(String(digit), radix: 16) else {
-        throw Failure(message: "\\u needs four hex digits")
-      }
-      value = value << 4 | nibble
-    }
-    return value
   }
 }

@@ -28,6 +28,14 @@ extension VKBD {
           hold KEY MS     press, let the kernel auto-repeat for MS milliseconds
                           (first repeat after 250 ms, then every 33 ms), release
           click           a mouse button press and release
+          focus APP [ROLE [TITLE]]
+                          the focus moves to a window of APP (an app id or X11 class),
+                          as the session agent reports it: the config's apps: rules,
+                          then the built-in ones, choose the settings, exactly as in
+                          the daemon, and the text before the cursor becomes unknown.
+                          ROLE is the field's role (text, entry, terminal, password,
+                          pin, url, email, number) or - for none; TITLE is the rest of
+                          the line, or a JSON string literal: focus firefox - Gmail
 
         The simulated desktop repeats a held key itself (250 ms, then every 33 ms).
 
@@ -62,6 +70,15 @@ extension VKBD {
           devices:                         keyboards vkbd run grabs, by name or vendor:product
             include: []                    only these (empty: every keyboard)
             exclude: []                    never these
+          apps:                            rules per app, tried in order (see focus)
+            - app: "^firefox$"             a regex on the app id or X11 class
+              title: Gmail                 a regex searched in the window title
+              role: [entry, text]          field roles
+              autocapitalize: false        then any of enabled, autocapitalize,
+                                           double_space_period, snippets,
+                                           backspace: {accelerate: false}
+          session_users: []                without logind: users whose agent may report
+          agent_socket: /run/vkbd/agent.sock   the socket session agents connect to
 
         Without --config the embedded default is used, with the starter snippets
         ;date, ;time and ;shrug.
@@ -117,7 +134,7 @@ extension VKBD {
       do {
         result = try SimulationResult(
           script: source, layout: layout, configuration: configuration.engine,
-          snippets: SnippetMatcher(configuration.snippets))
+          snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps)
       } catch {
         printError(error.description)
         throw SysExit.dataError
@@ -138,11 +155,12 @@ struct SimulationResult {
 
   /// Runs `script` on a fresh engine; throws the first bad line.
   init(
-    script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([])
+    script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([]),
+    rules: AppRules = AppRules(user: [])
   ) throws(ScriptError) {
     let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
     engine.onNotice = { printError($0.description) }
-    var simulator = Simulator(engine: engine)
+    var simulator = Simulator(engine: engine, rules: rules)
     try simulator.run(Script.parse(script))
     simulator.finish()
     var field = TextField(layout: layout)

@@ -1,3 +1,4 @@
+import AgentProtocol
 import KeyboardEngine
 
 /// Runs the engine exactly as the daemon does, on a virtual clock, fed by a
@@ -15,6 +16,12 @@ struct Simulator {
 
   let engine: Engine
   var layout: Layout { engine.layout }
+  /// The app rules `focus` applies, over the global settings.
+  let rules: AppRules
+  let global: EngineConfiguration
+  private var context = FocusContext()
+  /// The id of the window the last `focus` moved to.
+  private var window: Int64 = 0
   /// Every event the engine emitted, with the virtual time it went out.
   private(set) var transcript: [(time: Instant, key: OutputKey)] = []
   /// The script's clock.
@@ -23,7 +30,11 @@ struct Simulator {
   private var group = 0
   private var output = KeyOutput()
 
-  init(engine: Engine) { self.engine = engine }
+  init(engine: Engine, rules: AppRules = AppRules(user: [])) {
+    self.engine = engine
+    self.rules = rules
+    global = engine.configuration
+  }
 
   /// Runs every step of a script.
   mutating func run(_ steps: [(line: Int, step: ScriptStep)]) throws(ScriptError) {
@@ -61,6 +72,11 @@ struct Simulator {
       runTimers(before: clock)
       engine.resetText()
       clock = clock.adding(milliseconds: Self.keyInterval)
+    case .focus(let app, let role, let title):
+      runTimers(before: clock)
+      window += 1
+      let report = FocusReport(window: window, app: app, title: title, role: role)
+      context.update(report, rules: rules, global: global, engine: engine)
     }
   }
 

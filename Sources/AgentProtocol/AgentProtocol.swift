@@ -1,0 +1,234 @@
+/// The messages between the session agent (`vkbd-agent`, one per user
+/// session) and the daemon (DESIGN 7): one flat JSON object per line each
+/// way, over the daemon's agent socket. Every message carries `version`
+/// and `type`; a message of another version, with an unknown field, or over
+/// the bounds here is refused whole.
+public enum AgentProtocol {
+  /// The version spoken. Both sides refuse a message of another.
+  public static let version: Int64 = 1
+  /// Where the daemon listens for agents, unless its config says otherwise.
+  public static let defaultSocket = "/run/vkbd/agent.sock"
+  /// The longest message either side reads, newline included.
+  public static let maximumMessage = 8192
+  /// The longest window title a report may carry, in UTF-8 bytes: the agent
+  /// cuts longer ones (``truncated(_:toBytes:)``).
+  public static let maximumTitle = 1024
+  /// The longest app id, WM_CLASS field or source name, in UTF-8 bytes.
+  public static let maximumName = 256
+
+  /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.
+  public static func truncated(_ text: String, toBytes limit: Int) -> String {
+    guard text.utf8.count > limit else { return text }
+    var count = 0
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      count += String(scalar).utf8.count
+      if count > limit { break }
+      result.append(scalar)
+    }
+    return String(result)
+  }
+}
+
+/// What the focused text field is for, as far as the desktop says.
+public enum FieldRole: String, CaseIterable, Sendable {
+  /// Text of several lines: a document, a chat box.
+  case text
+  /// A single-line entry.
+  case entry
+  case terminal
+  case password
+  /// A numeric PIN: secret, like a password.
+  case pin
+  case url
+  case email
+  case number
+}
+
+/// The window that has the keyboard focus.
+public struct FocusReport: Equatable, Sendable {
+  /// An id the agent gives each window, the same for as long as the window
+  /// lives: a new one means another window has the focus, the same one with
+  /// another title a window whose title changed. 0: no window has it.
+  public var window: Int64
+  /// The Wayland app_id, or the class field of the X11 WM_CLASS; empty
+  /// when the window has none.
+  public var app: String
+  /// The instance field of the X11 WM_CLASS (X11 windows only).
+  public var instance: String?
+  /// The window title. Private: never logged, kept only until the next
+  /// report.
+  public var title: String?
+  /// The focused field's role, where the desktop says it.
+  public var role: FieldRole?
+
+  public init(window: Int64, app: String, instance: String? = nil, title: String? = nil, role: FieldRole? = nil) {
+    self.window = window
+    self.app = app
+    self.instance = instance
+    self.title = title
+    self.role = role
+  }
+}
+
+/// Why a message was refused. It never quotes the message: it may hold a
+/// window title.
+public struct AgentProtocolError: Error, Equatable, CustomStringConvertible, Sendable {
+  public var message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// What an agent sends the daemon.
+public enum AgentMessage: Equatable, Sendable {
+  /// The first message: the agent's version, and where its focus reports
+  /// come from (`wlr-foreign-toplevel`, `x11`, `gnome-shell`, `kwin`).
+  case hello(agent: String, source: String)
+  /// The focus changed: another window, or the focused one's title or role.
+  case focus(FocusReport)
+
+  /// The message as one line, newline included.
+  public func encoded() -> [UInt8] {
+    var fields: [(key: String, value: JSONValue)] = [("version", .integer(AgentProtocol.version))]
+    switch self {
+    case .hello(let agent, let source):
+      fields += [("type", .string("hello")), ("agent", .string(agent)), ("source", .string(source))]
+    case .focus(let focus):
+      fields += [("type", .string("focus")), ("window", .integer(focus.window)), ("app", .string(focus.app))]
+      if let instance = focus.instance { fields.append(("instance", .string(instance))) }
+      if let title = focus.title { fields.append(("title", .string(title))) }
+      if let role = focus.role { fields.append(("role", .string(role.rawValue))) }
+    }
+    return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
+  }
+
+  /// Reads one line (without its newline).
+  public init(decoding line: some Collection<UInt8>) throws(AgentProtocolError) {
+    var message = try MessageFields(line)
+    switch message.type {
+    case "hello":
+      self = .hello(
+        agent: try message.string("agent", limit: AgentProtocol.maximumName),
+        source: try message.string("source", limit: AgentProtocol.maximumName))
+    case "focus":
+      let window = try message.integer("window")
+      guard window >= 0 else { throw AgentProtocolError("field 'window' must not be negative") }
+      var focus = FocusReport(window: window, app: try message.string("app", limit: AgentProtocol.maximumName))
+      focus.instance = try message.optionalString("instance", limit: AgentProtocol.maximumName)
+      focus.title = try message.optionalString("title", limit: AgentProtocol.maximumTitle)
+      if let role = try message.optionalString("role", limit: AgentProtocol.maximumName) {
+        guard let known = FieldRole(rawValue: role) else {
+          throw AgentProtocolError(
+            "field 'role' must be one of \(FieldRole.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        focus.role = known
+      }
+      self = .focus(focus)
+    default:
+      throw AgentProtocolError("unknown message type (hello, focus)")
+    }
+    try message.finish()
+  }
+}
+
+/// What the daemon sends an agent.
+public enum DaemonMessage: Equatable, Sendable {
+  /// Whether the agent's reports count: sent on connecting and whenever it
+  /// changes (a seat switch). An agent that becomes active reports its
+  /// focus again.
+  case session(active: Bool)
+  /// Why the daemon closes the connection.
+  case refused(String)
+
+  /// The message as one line, newline included.
+  public func encoded() -> [UInt8] {
+    var fields: [(key: String, value: JSONValue)] = [("version", .integer(AgentProtocol.version))]
+    switch self {
+    case .session(let active): fields += [("type", .string("session")), ("active", .bool(active))]
+    case .refused(let reason): fields += [("type", .string("refused")), ("reason", .string(reason))]
+    }
+    return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
+  }
+
+  /// Reads one line (without its newline).
+  public init(decoding line: some Collection<UInt8>) throws(AgentProtocolError) {
+    var message = try MessageFields(line)
+    switch message.type {
+    case "session": self = .session(active: try message.bool("active"))
+    case "refused": self = .refused(try message.string("reason", limit: AgentProtocol.maximumMessage))
+    default: throw AgentProtocolError("unknown message type (session, refused)")
+    }
+    try message.finish()
+  }
+}
+
+/// A message's fields, taken one by one; ``finish()`` refuses any left.
+private struct MessageFields {
+  private var fields: [(key: String, value: JSONValue)]
+  let type: String
+
+  init(_ line: some Collection<UInt8>) throws(AgentProtocolError) {
+    guard line.count < AgentProtocol.maximumMessage else {
+      throw AgentProtocolError("message longer than \(AgentProtocol.maximumMessage) bytes")
+    }
+    do {
+      fields = try FlatJSON.parseObject(line)
+    } catch {
+      throw AgentProtocolError("not a JSON object: \(error.message)")
+    }
+    guard case .integer(let version)? = fields.first(where: { $0.key == "version" })?.value else {
+      throw AgentProtocolError("field 'version' is missing or not a number")
+    }
+    guard version == AgentProtocol.version else {
+      throw AgentProtocolError("protocol version \(version) is not spoken here (\(AgentProtocol.version) is)")
+    }
+    fields.removeAll { $0.key == "version" }
+    guard let index = fields.firstIndex(where: { $0.key == "type" }), case .string(let type) = fields[index].value
+    else { throw AgentProtocolError("field 'type' is missing or not a string") }
+    fields.remove(at: index)
+    self.type = type
+  }
+
+  private mutating func take(_ key: String) -> JSONValue? {
+    guard let index = fields.firstIndex(where: { $0.key == key }) else { return nil }
+    return fields.remove(at: index).value
+  }
+
+  mutating func optionalString(_ key: String, limit: Int) throws(AgentProtocolError) -> String? {
+    switch take(key) {
+    case nil, .null?: return nil
+    case .string(let text)?:
+      guard text.utf8.count <= limit else { throw AgentProtocolError("field '\(key)' is longer than \(limit) bytes") }
+      return text
+    default: throw AgentProtocolError("field '\(key)' must be a string")
+    }
+  }
+
+  mutating func string(_ key: String, limit: Int) throws(AgentProtocolError) -> String {
+    guard let text = try optionalString(key, limit: limit) else {
+      throw AgentProtocolError("field '\(key)' is missing")
+    }
+    return text
+  }
+
+  mutating func integer(_ key: String) throws(AgentProtocolError) -> Int64 {
+    switch take(key) {
+    case .integer(let number)?: return number
+    case nil: throw AgentProtocolError("field '\(key)' is missing")
+    default: throw AgentProtocolError("field '\(key)' must be a whole number")
+    }
+  }
+
+  mutating func bool(_ key: String) throws(AgentProtocolError) -> Bool {
+    switch take(key) {
+    case .bool(let flag)?: return flag
+    case nil: throw AgentProtocolError("field '\(key)' is missing")
+    default: throw AgentProtocolError("field '\(key)' must be true or false")
+    }
+  }
+
+  /// Refuses the fields no one took.
+  func finish() throws(AgentProtocolError) {
+    if let unknown = fields.first { throw AgentProtocolError("unknown field '\(unknown.key.prefix(40))'") }
+  }
+}

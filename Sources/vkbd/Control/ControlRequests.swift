@@ -1,0 +1,62 @@
+import Glibc
+
+extension Daemon {
+  /// Answers a control-socket request. Nothing here waits: every answer is
+  /// state the loop already has.
+  func respond(to request: ControlRequest) -> ControlReply {
+    var reply = ControlReply(ok: true)
+    switch request.command {
+    case .status: reply.status = status()
+    case .pause, .resume, .toggle:
+      engine.isPaused = request.command == .toggle ? !engine.isPaused : request.command == .pause
+      logger.info("\(engine.isPaused ? "paused" : "resumed") by vkbd \(request.command.rawValue)")
+      reply.status = status()
+    case .reload:
+      let problems = reload()
+      if !problems.isEmpty {
+        return .failure("the config has problems; the previous one keeps running", problems: problems)
+      }
+      reply.status = status()
+    case .devices:
+      reply.devices = devices.reports
+    case .stats:
+      reply.stats = statistics.report
+      if request.reset == true { statistics.reset() }
+    case .releaseAll:
+      engine.releaseAll(into: &output)
+      flush(sourceTime: nil)
+      logger.info("released every key (vkbd release-all)")
+    case .snippets:
+      reply.snippets = engine.snippets.snippets.map {
+        SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin)
+      }
+    case .expand:
+      guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
+        return .failure("no snippet has the trigger '\(request.trigger ?? "")'")
+      }
+      reply.expansion = snippet.preview(typed: trigger, now: Int64(time(nil)))
+    case .apps:
+      reply.apps = configuration.apps.rules.enumerated().map { index, rule in
+        AppRuleReport(
+          number: index + 1, matchers: rule.matchers, settings: rule.settings.description, origin: rule.origin,
+          inForce: context.rule?.index == index)
+      }
+    }
+    return reply
+  }
+
+  private func status() -> StatusReport {
+    var loaded = configLoaded
+    var parts = tm()
+    gmtime_r(&loaded, &parts)
+    var buffer = [CChar](repeating: 0, count: 32)
+    let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return StatusReport(
+      state: engine.isPaused ? "paused" : "running", config: configuration.source,
+      configLoaded: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
+      layout: engine.layout.names.description,
+      devicesGrabbed: devices.grabbed.count,
+      snippets: engine.snippets.snippets.count, uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
+      pid: getpid(), version: VKBD.configuration.version, focus: focusStatus())
+  }
+}

@@ -1,0 +1,54 @@
+import AgentProtocol
+import Glibc
+
+/// The session agents (DESIGN 7): the daemon listens for them, follows
+/// whose session is active, and lets the active user's agent choose the
+/// app rule in force.
+extension Daemon {
+  /// Opens the agent socket and starts following the seat.
+  func startAgents() throws(SystemError) {
+    let agents = try AgentServer(path: configuration.agentSocket, loop: loop, logger: logger)
+    self.agents = agents
+    agents.onFocus = { [unowned self] report in focusChanged(report) }
+    if let fd = seat.fd {
+      try loop.watch(fd, token: Token.seat)
+    } else if configuration.sessionUsers.isEmpty {
+      logger.notice("logind does not run and session_users names no one: no session agent's report counts")
+    }
+    seatChanged()
+  }
+
+  /// The seat's active session changed (or `session_users` did): the
+  /// agents hear whether they count, and the focus is unknown until the
+  /// new user's agent reports.
+  func seatChanged() {
+    seat.acknowledge()
+    let users = seat.activeUsers(sessionUsers: configuration.sessionUsers)
+    logger.info(
+      "session agents that count",
+      metadata: ["users": "\(users)", "from": "\(seat.usesLogind ? "logind" : "session_users")"])
+    agents?.setActiveUsers(users)
+  }
+
+  /// A report of the active user's agent, or nil when none reports: the
+  /// rule for the window, over the global settings, goes to the engine.
+  private func focusChanged(_ report: FocusReport?) {
+    let before = context.rule?.index
+    context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
+    if context.rule?.index != before {
+      logger.debug(
+        "app rule", metadata: ["rule": "\(context.rule.map { "\($0.index + 1) (\($0.rule.origin))" } ?? "none")"])
+    }
+  }
+
+  /// What `vkbd status` says of the focus, the rule and the agents.
+  func focusStatus() -> FocusStatus {
+    let rule = context.rule
+    return FocusStatus(
+      app: context.focus?.app, role: context.focus?.role?.rawValue, rule: rule.map { $0.index + 1 },
+      ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
+      seat: seat.usesLogind ? "logind" : "session_users",
+      activeUsers: seat.activeUsers(sessionUsers: configuration.sessionUsers).map { UInt32($0) },
+      agents: agents?.statuses ?? [])
+  }
+}

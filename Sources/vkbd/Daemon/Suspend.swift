@@ -1,0 +1,76 @@
+import CEvdev
+import Glibc
+import KeyboardEngine
+
+/// Tells whether the system slept since the last loop turn: CLOCK_BOOTTIME
+/// runs on while it sleeps, CLOCK_MONOTONIC does not.
+struct SleepWatch {
+  /// CLOCK_BOOTTIME − CLOCK_MONOTONIC at the last sleep noticed, in microseconds.
+  private var timeAsleepBefore = Self.bootTime() - monotonicMicroseconds()
+  /// CLOCK_BOOTTIME at the last loop turn, in microseconds.
+  private var bootTimeBefore = Self.bootTime()
+
+  /// Whether the system slept (for over a second) since the last call.
+  mutating func sleptSinceLastTurn() -> Bool {
+    // The time asleep grows no faster than CLOCK_BOOTTIME: while keys come
+    // less than a second apart, one clock read a turn tells it cannot have
+    // grown by a second.
+    let boot = Self.bootTime()
+    defer { bootTimeBefore = boot }
+    guard boot - bootTimeBefore > 1_000_000 else { return false }
+    let asleep = boot - monotonicMicroseconds()
+    guard asleep - timeAsleepBefore > 1_000_000 else { return false }
+    timeAsleepBefore = asleep
+    return true
+  }
+
+  private static func bootTime() -> Int64 {
+    var boot = timespec()
+    clock_gettime(CLOCK_BOOTTIME, &boot)
+    return Int64(boot.tv_sec) * 1_000_000 + Int64(boot.tv_nsec) / 1000
+  }
+}
+
+extension Daemon {
+  /// After a suspend, what was held before it means nothing: every key goes
+  /// up on the virtual keyboard, the keys the kernel says are down now
+  /// (EVIOCGKEY) go down again, and the keys pressed or released since the
+  /// wake follow as their events say.
+  func noticeSleep() {
+    guard sleepWatch.sleptSinceLastTurn() else { return }
+    logger.notice("the system slept; releasing every key and reading the keyboards again")
+    let grabbed = devices.grabbed
+    // The events since the wake are read first: EVIOCGKEY drops those still
+    // waiting. Its state then differs from theirs only by a press or release
+    // in the microseconds between, which the last step makes good.
+    var pending: [(source: InputDevices.Source, event: input_event, resynced: Bool)] = []
+    for source in grabbed {
+      _ = source.device.readEvents { event, resynced in
+        if event.type == UInt16(EV_KEY) { pending.append((source, event, resynced)) }
+      }
+    }
+    let kernelState = grabbed.map { $0.device.keyState() }
+    engine.releaseAll(into: &output)
+    flush(sourceTime: nil)
+    engine.resetText()
+    let now = Instant(microseconds: monotonicMicroseconds())
+    for (source, down) in zip(grabbed, kernelState) {
+      source.held = [Bool](repeating: false, count: KeyCode.count)
+      for code in 0..<KeyCode.count
+      where down[code] && !pending.contains(where: { $0.source === source && Int($0.event.code) == code }) {
+        press(UInt16(code), down: true, on: source, at: now)
+      }
+    }
+    flush(sourceTime: nil)
+    for (source, event, resynced) in pending where exitStatus == nil {
+      keyEvent(event, from: source, resynced: resynced)
+    }
+    guard exitStatus == nil else { return }  // the panic chord, among those events
+    for (source, down) in zip(grabbed, kernelState) {
+      for code in 0..<KeyCode.count where source.held[code] != down[code] {
+        press(UInt16(code), down: down[code], on: source, at: now)
+      }
+    }
+    flush(sourceTime: nil)
+  }
+}

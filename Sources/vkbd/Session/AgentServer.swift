@@ -1,0 +1,203 @@
+import AgentProtocol
+import Glibc
+import Logging
+
+/// The daemon's agent socket (DESIGN 7): each user's session agent stays
+/// connected, says hello, and pushes a report on every focus change. Only
+/// the agents of the users ``setActiveUsers(_:)`` names count; the others
+/// are told so and their reports are ignored. Bounded like the control
+/// socket: at most ``maximumConnections`` agents, ``maximumPerUser`` of one
+/// user, messages of ``AgentProtocol/maximumMessage`` bytes, one read per
+/// agent and loop turn, and a write that would block drops the agent. So no
+/// agent, however slow or hostile, delays a key.
+final class AgentServer {
+  static let maximumConnections = 32
+  static let maximumPerUser = 4
+
+  var path: String { listener.path }
+  private let listener: ListeningSocket
+  private let loop: EventLoop
+  private let logger: Logger
+  private var connections: [Int32: Connection] = [:]
+  private var activeUsers: [uid_t] = []
+  /// The agent whose report is in force.
+  private var reporting: Int32?
+  /// Users already logged for having too many agents.
+  private var loggedCrowds: Set<uid_t> = []
+  /// Where messages are read into, one read at a time.
+  private let chunk = UnsafeMutableRawPointer.allocate(byteCount: AgentProtocol.maximumMessage, alignment: 1)
+  /// Takes each report that counts, and nil when the agent whose report is
+  /// in force has gone or no longer counts.
+  var onFocus: (FocusReport?) -> Void = { _ in }
+
+  private static let listenToken: UInt64 = 7
+  private static let connectionTokenBase: UInt64 = 1 << 41
+
+  private struct Connection {
+    let uid: uid_t
+    let pid: pid_t
+    var received: [UInt8] = []
+    /// Where its focus reports come from, as its hello said.
+    var source: String?
+    var active: Bool
+    var loggedIgnoring = false
+  }
+
+  /// What `vkbd status` says of an agent.
+  var statuses: [AgentStatus] {
+    connections.values.map { AgentStatus(uid: $0.uid, pid: $0.pid, source: $0.source, active: $0.active) }
+      .sorted { ($0.uid, $0.pid) < ($1.uid, $1.pid) }
+  }
+
+  /// Creates the socket, mode 0666 (any user may connect; the daemon
+  /// checks who), and watches it on `loop`.
+  init(path: String, loop: EventLoop, logger: Logger) throws(SystemError) {
+    self.loop = loop
+    self.logger = logger
+    listener = try ListeningSocket(path: path, mode: 0o666, loop: loop, token: Self.listenToken)
+  }
+
+  deinit {
+    for connection in connections.keys { close(connection) }
+    chunk.deallocate()
+  }
+
+  /// Handles a ready token if it is the server's; false when it is not.
+  func handle(_ token: UInt64) -> Bool {
+    switch token {
+    case Self.listenToken: acceptAgents()
+    case Self.connectionTokenBase...: receive(from: Int32(truncatingIfNeeded: token - Self.connectionTokenBase))
+    default: return false
+    }
+    return true
+  }
+
+  /// Sets whose reports count, and tells each agent whose standing
+  /// changed; an agent that becomes active reports its focus again.
+  func setActiveUsers(_ users: [uid_t]) {
+    activeUsers = users
+    for (agent, connection) in connections where users.contains(connection.uid) != connection.active {
+      connections[agent]!.active.toggle()
+      connections[agent]!.loggedIgnoring = false
+      tell(agent, .session(active: !connection.active))
+      if connection.active && agent == reporting {
+        reporting = nil
+        onFocus(nil)
+      }
+    }
+  }
+
+  /// Accepts the agents waiting, sixteen at a time.
+  private func acceptAgents() {
+    for _ in 0..<16 {
+      guard let agent = listener.accept() else { return }
+      guard let peer = UnixSocket.peer(of: agent) else {
+        close(agent)
+        continue
+      }
+      let ofUser = connections.values.filter { $0.uid == peer.uid }.count
+      guard connections.count < Self.maximumConnections && ofUser < Self.maximumPerUser else {
+        if loggedCrowds.insert(peer.uid).inserted {
+          logger.warning("agent socket: refused an agent of uid \(peer.uid) (pid \(peer.pid)): too many connected")
+        }
+        _ = UnixSocket.send(agent, DaemonMessage.refused("too many agents connected").encoded()[...])
+        close(agent)
+        continue
+      }
+      do {
+        try loop.watch(agent, token: Self.connectionTokenBase + UInt64(agent))
+      } catch {
+        close(agent)
+        continue
+      }
+      let active = activeUsers.contains(peer.uid)
+      connections[agent] = Connection(uid: peer.uid, pid: peer.pid, active: active)
+      tell(agent, .session(active: active))
+    }
+  }
+
+  /// Reads what the agent sent, once, and handles every whole line in it.
+  private func receive(from agent: Int32) {
+    guard connections[agent] != nil else { return }
+    let count = read(agent, chunk, AgentProtocol.maximumMessage)
+    if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+    guard count > 0 else {
+      drop(agent)
+      return
+    }
+    connections[agent]!.received.append(contentsOf: UnsafeRawBufferPointer(start: chunk, count: count))
+    while let connection = connections[agent] {
+      guard let newline = connection.received.firstIndex(of: UInt8(ascii: "\n")) else {
+        if connection.received.count >= AgentProtocol.maximumMessage {
+          refuse(agent, "message longer than \(AgentProtocol.maximumMessage) bytes")
+        }
+        return
+      }
+      let line = connection.received[..<newline]
+      connections[agent]!.received.removeSubrange(...newline)
+      let message: AgentMessage
+      do {
+        message = try AgentMessage(decoding: line)
+      } catch {
+        refuse(agent, error.message)
+        return
+      }
+      take(message, from: agent)
+    }
+  }
+
+  private func take(_ message: AgentMessage, from agent: Int32) {
+    let connection = connections[agent]!
+    switch message {
+    case .hello(let version, let source):
+      connections[agent]!.source = source
+      logger.info(
+        "session agent connected",
+        metadata: [
+          "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(source)", "agent": "\(version)",
+          "active": "\(connection.active)",
+        ])
+    case .focus(let report):
+      guard connection.active else {
+        if !connection.loggedIgnoring {
+          connections[agent]!.loggedIgnoring = true
+          logger.notice(
+            "ignoring the reports of a session agent: not the active session's user",
+            metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
+        }
+        return
+      }
+      reporting = agent
+      onFocus(report)
+    }
+  }
+
+  /// Tells the agent why, and closes the connection. The message is the
+  /// protocol's error, which never quotes what the agent sent.
+  private func refuse(_ agent: Int32, _ reason: String) {
+    if let connection = connections[agent] {
+      logger.warning(
+        "agent socket: refused a message: \(reason)",
+        metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
+    }
+    tell(agent, .refused(reason))
+    drop(agent)
+  }
+
+  /// Sends a message; an agent whose socket is full is dropped.
+  private func tell(_ agent: Int32, _ message: DaemonMessage) {
+    let bytes = message.encoded()
+    if UnixSocket.send(agent, bytes[...]) != bytes.count { drop(agent) }
+  }
+
+  private func drop(_ agent: Int32) {
+    guard let connection = connections.removeValue(forKey: agent) else { return }
+    loop.unwatch(agent)
+    close(agent)
+    logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
+    if agent == reporting {
+      reporting = nil
+      onFocus(nil)
+    }
+  }
+}

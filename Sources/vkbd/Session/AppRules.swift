@@ -1,0 +1,134 @@
+import AgentProtocol
+import KeyboardEngine
+
+/// What an app rule changes of the global settings; nil leaves a setting
+/// as the config has it.
+struct AppSettings: Equatable, Sendable {
+  var enabled: Bool?
+  var autocapitalize: Bool?
+  var doubleSpacePeriod: Bool?
+  var snippets: Bool?
+  var backspaceAccelerates: Bool?
+
+  /// `global` with these settings over it.
+  func applied(to global: EngineConfiguration) -> EngineConfiguration {
+    var result = global
+    result.enabled = enabled ?? result.enabled
+    result.autocapitalize = autocapitalize ?? result.autocapitalize
+    result.doubleSpacePeriod = doubleSpacePeriod ?? result.doubleSpacePeriod
+    result.expandsSnippets = snippets ?? result.expandsSnippets
+    result.backspace.accelerate = backspaceAccelerates ?? result.backspace.accelerate
+    return result
+  }
+
+  /// The settings as the config writes them: `autocapitalize: false, …`.
+  var description: String {
+    var parts: [String] = []
+    if let enabled { parts.append("enabled: \(enabled)") }
+    if let autocapitalize { parts.append("autocapitalize: \(autocapitalize)") }
+    if let doubleSpacePeriod { parts.append("double_space_period: \(doubleSpacePeriod)") }
+    if let snippets { parts.append("snippets: \(snippets)") }
+    if let backspaceAccelerates { parts.append("backspace.accelerate: \(backspaceAccelerates)") }
+    return parts.isEmpty ? "the global settings" : parts.joined(separator: ", ")
+  }
+}
+
+/// How a rule recognizes an app: a regular expression of the config, or
+/// the built-in rules' lists of names.
+enum AppMatcher: CustomStringConvertible, Sendable {
+  case pattern(Pattern)
+  /// Exactly one of the names, or a name that starts with one of the prefixes.
+  case names(Set<String>, prefixes: [String])
+
+  func matches(_ app: String) -> Bool {
+    switch self {
+    case .pattern(let pattern): return pattern.matches(app)
+    case .names(let names, let prefixes): return names.contains(app) || prefixes.contains { app.hasPrefix($0) }
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .pattern(let pattern): return "\"\(pattern)\""
+    case .names(let names, let prefixes):
+      return "one of " + (names.sorted() + prefixes.map { $0 + "…" }).joined(separator: " ")
+    }
+  }
+}
+
+/// One entry of `apps:` (or of the built-in list): matchers, all of which
+/// must match the focused window, and the settings it then applies.
+struct AppRule: Sendable {
+  /// Tried on the app id, and on either field of an X11 WM_CLASS.
+  var app: AppMatcher?
+  /// Searched in the window title.
+  var title: Pattern?
+  /// The field roles it applies to; nil: any (or none).
+  var roles: [FieldRole]?
+  var settings: AppSettings
+  /// Where it is written: `file:line`, or `built-in` and what it covers.
+  var origin: String
+
+  /// Whether every matcher matches `focus`. A report without a title or a
+  /// role matches no title or role matcher.
+  func matches(_ focus: FocusReport) -> Bool {
+    if let app, !(app.matches(focus.app) || focus.instance.map(app.matches) == true) { return false }
+    if let title, !(focus.title.map(title.matches) ?? false) { return false }
+    if let roles, !(focus.role.map(roles.contains) ?? false) { return false }
+    return true
+  }
+
+  /// The matchers as the config writes them: `app: "^foot$", role: terminal`.
+  var matchers: String {
+    var parts: [String] = []
+    if let app { parts.append("app: \(app)") }
+    if let title { parts.append("title: \"\(title)\"") }
+    if let roles { parts.append("role: \(roles.map(\.rawValue).joined(separator: ", "))") }
+    return parts.joined(separator: ", ")
+  }
+}
+
+/// The rules tried in order on every focus report: the config's `apps:`,
+/// then the built-in ones (``BuiltInRules``). The first whose matchers all
+/// match applies its settings over the global ones.
+struct AppRules: Sendable {
+  var rules: [AppRule]
+
+  /// The config's rules followed by the built-in ones.
+  init(user: [AppRule]) { rules = user + BuiltInRules.rules }
+
+  /// The first rule that matches `focus`, with its place in ``rules``.
+  func first(matching focus: FocusReport) -> (index: Int, rule: AppRule)? {
+    for (index, rule) in rules.enumerated() where rule.matches(focus) { return (index, rule) }
+    return nil
+  }
+}
+
+/// What the daemon (and `vkbd simulate`) knows of the focused window, and
+/// the settings the rules chose for it. Titles are kept only until the
+/// next report.
+struct FocusContext {
+  /// The focused window, nil while no agent of the active user reports.
+  private(set) var focus: FocusReport?
+  /// The rule in force, with its place among the rules; nil: the global settings.
+  private(set) var rule: (index: Int, rule: AppRule)?
+
+  /// Takes a report (nil when no agent reports any more) and sets the
+  /// engine's configuration: the first matching rule over `global`. The
+  /// focus moving to another window makes the text before the cursor
+  /// unknown; a window whose title changed keeps it.
+  mutating func update(_ report: FocusReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
+    let moved = report?.window != focus?.window || report?.app != focus?.app
+    focus = report
+    apply(rules: rules, global: global, to: engine)
+    if moved { engine.resetText() }
+  }
+
+  /// Chooses the rule for the current focus and configures `engine` with
+  /// it (also after a reload, on the new rules and engine).
+  mutating func apply(rules: AppRules, global: EngineConfiguration, to engine: Engine) {
+    rule = focus.flatMap(rules.first(matching:))
+    let wanted = rule?.rule.settings.applied(to: global) ?? global
+    if engine.configuration != wanted { engine.configuration = wanted }
+  }
+}

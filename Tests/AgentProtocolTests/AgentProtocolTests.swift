@@ -1,0 +1,103 @@
+import Testing
+
+@testable import AgentProtocol
+
+@Suite struct AgentProtocolTests {
+  @Test(arguments: [
+    AgentMessage.hello(agent: "0.1.0", source: "wlr-foreign-toplevel"),
+    .focus(FocusReport(window: 7, app: "foot")),
+    .focus(
+      FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "vim ~/notes \"todo\"\n\t☃", role: .terminal)),
+    .focus(FocusReport(window: 0, app: "")),
+  ])
+  func everyMessageReadsBackAsItWasWritten(message: AgentMessage) throws {
+    let line = message.encoded()
+    #expect(line.last == UInt8(ascii: "\n"))
+    #expect(line.dropLast().allSatisfy { $0 != UInt8(ascii: "\n") }, "one line")
+    #expect(try AgentMessage(decoding: line.dropLast()) == message)
+  }
+
+  @Test(arguments: [DaemonMessage.session(active: true), .session(active: false), .refused("too many agents")])
+  func everyDaemonMessageReadsBack(message: DaemonMessage) throws {
+    #expect(try DaemonMessage(decoding: message.encoded().dropLast()) == message)
+  }
+
+  @Test func aReportReadsLikeTheManPageSays() throws {
+    let line = #"{"version":1,"type":"focus","window":3,"app":"org.gnome.Terminal","title":"~","role":"terminal"}"#
+    let report = FocusReport(window: 3, app: "org.gnome.Terminal", title: "~", role: .terminal)
+    #expect(try AgentMessage(decoding: Array(line.utf8)) == .focus(report))
+    // Spaces, another order, nulls for what is absent.
+    let spaced = #" { "app" : "kitty" , "window" : 4 , "type" : "focus" , "version" : 1 , "role" : null } "#
+    #expect(try AgentMessage(decoding: Array(spaced.utf8)) == .focus(FocusReport(window: 4, app: "kitty")))
+  }
+
+  @Test(arguments: [
+    ("", "not a JSON object"),
+    ("nonsense", "not a JSON object"),
+    (#"[1]"#, "not a JSON object"),
+    (#"{"version":1,"type":"focus","window":1,"app":"a"} x"#, "text after the object"),
+    (#"{"type":"focus","window":1,"app":"a"}"#, "'version' is missing"),
+    (#"{"version":"1","type":"focus","window":1,"app":"a"}"#, "'version' is missing or not a number"),
+    (#"{"version":2,"type":"focus","window":1,"app":"a"}"#, "protocol version 2 is not spoken here (1 is)"),
+    (#"{"version":1,"window":1,"app":"a"}"#, "'type' is missing"),
+    (#"{"version":1,"type":"keys","window":1}"#, "unknown message type"),
+    (#"{"version":1,"type":"focus","app":"a"}"#, "field 'window' is missing"),
+    (#"{"version":1,"type":"focus","window":-1,"app":"a"}"#, "'window' must not be negative"),
+    (#"{"version":1,"type":"focus","window":1.5,"app":"a"}"#, "only whole numbers"),
+    (#"{"version":1,"type":"focus","window":1}"#, "field 'app' is missing"),
+    (#"{"version":1,"type":"focus","window":1,"app":5}"#, "field 'app' must be a string"),
+    (#"{"version":1,"type":"focus","window":1,"app":"a","colour":"red"}"#, "unknown field 'colour'"),
+    (#"{"version":1,"type":"focus","window":1,"app":"a","app":"b"}"#, "appears twice"),
+    (#"{"version":1,"type":"focus","window":1,"app":"a","role":"secret"}"#, "field 'role' must be one of"),
+    (#"{"version":1,"type":"focus","window":1,"app":{"id":"a"}}"#, "nested objects"),
+    (#"{"version":1,"type":"focus","window":1,"app":"a\u0"}"#, "four hex digits"),
+    (#"{"version":1,"type":"focus","window":1,"app":"\ud800"}"#, "unpaired surrogate"),
+    (#"{"version":1,"type":"hello","agent":"1"}"#, "field 'source' is missing"),
+  ])
+  func aBadMessageIsRefusedWithAReason(line: String, reason: String) {
+    #expect {
+      try AgentMessage(decoding: Array(line.utf8))
+    } throws: { error in
+      (error as? AgentProtocolError)?.message.contains(reason) == true
+    }
+  }
+
+  @Test func theReasonNeverQuotesTheTitle() throws {
+    let secret = "my bank password 1234"
+    let lines = [
+      #"{"version":1,"type":"focus","window":1,"app":"a","title":5,"x":"\#(secret)"}"#,
+      #"{"version":1,"type":"focus","window":1,"app":"a","title":"\#(secret)","role":"\#(secret)"}"#,
+      #"{"version":1,"type":"focus","window":1,"app":"a","title":"\#(secret)"#,
+    ]
+    for line in lines {
+      do {
+        _ = try AgentMessage(decoding: Array(line.utf8))
+        Issue.record("accepted \(line)")
+      } catch {
+        #expect(!error.message.contains("bank"), "\(error.message)")
+      }
+    }
+  }
+
+  @Test func invalidUTF8AndBoundsAreRefused() {
+    var line = Array(#"{"version":1,"type":"focus","window":1,"app":"a"#.utf8)
+    line += [0xFF, 0xFE] + Array(#""}"#.utf8)
+    #expect(throws: AgentProtocolError.self) { try AgentMessage(decoding: line) }
+    let longTitle = String(repeating: "t", count: AgentProtocol.maximumTitle + 1)
+    let tooLong = #"{"version":1,"type":"focus","window":1,"app":"a","title":"\#(longTitle)"}"#
+    #expect(throws: AgentProtocolError.self) { try AgentMessage(decoding: Array(tooLong.utf8)) }
+    let mebibyte = [UInt8](repeating: UInt8(ascii: " "), count: 1 << 20)
+    #expect(throws: AgentProtocolError.self) { try AgentMessage(decoding: mebibyte) }
+  }
+
+  @Test func titlesAreCutAtACharacterBoundary() {
+    #expect(AgentProtocol.truncated("héllo", toBytes: 2) == "h")
+    #expect(AgentProtocol.truncated("héllo", toBytes: 3) == "hé")
+    #expect(AgentProtocol.truncated("short", toBytes: 1024) == "short")
+    let long = String(repeating: "€", count: 1000)
+    let cut = AgentProtocol.truncated(long, toBytes: AgentProtocol.maximumTitle)
+    #expect(cut.utf8.count <= AgentProtocol.maximumTitle && cut.utf8.count > AgentProtocol.maximumTitle - 3)
+    let report = FocusReport(window: 1, app: "a", title: cut)
+    #expect(throws: Never.self) { try AgentMessage(decoding: AgentMessage.focus(report).encoded().dropLast()) }
+  }
+}
