@@ -110,11 +110,20 @@ import Testing
     #expect(rule.rule.settings.enabled == false)
   }
 
-  @Test func theListsHaveNoDuplicatesAndNoPatterns() {
-    for list in [BuiltInRules.terminals, BuiltInRules.editors] {
-      #expect(Set(list).count == list.count)
-      #expect(list.allSatisfy { !$0.isEmpty && !$0.contains(" ") })
+  @Test func theListsHaveNoDuplicatesAndNameNoProseApp() {
+    let all = (BuiltInRules.terminals + BuiltInRules.editors).map { $0.lowercased() }
+    #expect(Set(all).count == all.count)
+    #expect(all.allSatisfy { !$0.isEmpty })
+    // Names that are also words of other programs stay out: Terminology's
+    // X11 instance is "main", KWrite and gedit are for prose as much as code.
+    for word in ["main", "kwrite", "org.kde.kwrite", "gedit", "org.gnome.texteditor", "firefox"] {
+      #expect(!all.contains(word))
     }
+  }
+
+  @Test(arguments: ["XTERM", "org.gnome.terminal", "JetBrains-Idea-CE", "apache netbeans ide 22"])
+  func namesMatchWithoutRegardToCase(app: String) {
+    #expect(Self.rules.first(matching: FocusReport(window: 1, app: app)) != nil)
   }
 }
 

@@ -10,11 +10,7 @@ extension Daemon {
     let agents = try AgentServer(path: configuration.agentSocket, loop: loop, logger: logger)
     self.agents = agents
     agents.onFocus = { [unowned self] report in focusChanged(report) }
-    if let fd = seat.fd {
-      try loop.watch(fd, token: Token.seat)
-    } else if configuration.sessionUsers.isEmpty {
-      logger.notice("logind does not run and session_users names no one: no session agent's report counts")
-    }
+    if let fd = seat.fd { try loop.watch(fd, token: Token.seat) }
     seatChanged()
   }
 
@@ -23,10 +19,15 @@ extension Daemon {
   /// new user's agent reports.
   func seatChanged() {
     seat.acknowledge()
-    let users = seat.activeUsers(sessionUsers: configuration.sessionUsers)
-    logger.info(
-      "session agents that count",
-      metadata: ["users": "\(users)", "from": "\(seat.usesLogind ? "logind" : "session_users")"])
+    let (users, fromLogind) = seat.activeUsers(sessionUsers: configuration.sessionUsers)
+    if users.isEmpty && !fromLogind {
+      logger.notice("logind does not run and session_users names no one: no session agent's report counts")
+    } else {
+      let uids = users.map { String($0) }.joined(separator: " ")
+      logger.info(
+        "session agents that count",
+        metadata: ["uids": "\(uids)", "from": "\(fromLogind ? "logind" : "session_users")"])
+    }
     agents?.setActiveUsers(users)
   }
 
@@ -44,11 +45,11 @@ extension Daemon {
   /// What `vkbd status` says of the focus, the rule and the agents.
   func focusStatus() -> FocusStatus {
     let rule = context.rule
+    let (users, fromLogind) = seat.activeUsers(sessionUsers: configuration.sessionUsers)
     return FocusStatus(
       app: context.focus?.app, role: context.focus?.role?.rawValue, rule: rule.map { $0.index + 1 },
       ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
-      seat: seat.usesLogind ? "logind" : "session_users",
-      activeUsers: seat.activeUsers(sessionUsers: configuration.sessionUsers).map { UInt32($0) },
+      seat: fromLogind ? "logind" : "session_users", activeUsers: users.map { UInt32($0) },
       agents: agents?.statuses ?? [])
   }
 }

@@ -35,11 +35,12 @@ final class EventLoop {
     _ = epoll_ctl(epoll, EPOLL_CTL_DEL, fd, nil)
   }
 
-  /// Waits until a watched fd is ready (`epoll_wait`, no timeout: timers are
-  /// a timerfd) and returns how many are; ``token(at:)`` says which. An fd
-  /// left unhandled is reported again by the next wait (level-triggered).
-  func wait() throws(SystemError) -> Int {
-    Int(try valueOrErrno("epoll_wait") { epoll_wait(epoll, &ready, Int32(ready.count), -1) })
+  /// Waits until a watched fd is ready (`epoll_wait`; the daemon waits with
+  /// no timeout: its timers are timerfds) and returns how many are;
+  /// ``token(at:)`` says which. An fd left unhandled is reported again by
+  /// the next wait (level-triggered).
+  func wait(milliseconds timeout: Int32 = -1) throws(SystemError) -> Int {
+    Int(try valueOrErrno("epoll_wait") { epoll_wait(epoll, &ready, Int32(ready.count), timeout) })
   }
 
   /// The token of the `index`th fd the last ``wait()`` found ready.

@@ -37,21 +37,30 @@ struct AppSettings: Equatable, Sendable {
 /// the built-in rules' lists of names.
 enum AppMatcher: CustomStringConvertible, Sendable {
   case pattern(Pattern)
-  /// Exactly one of the names, or a name that starts with one of the prefixes.
-  case names(Set<String>, prefixes: [String])
+  /// One of the names, or a name that starts with one of the prefixes,
+  /// without regard to case.
+  case names(Set<String>, prefixes: [String], written: [String])
+
+  /// Names and prefixes as they are written, matched without regard to case.
+  static func names(_ names: [String], prefixes: [String]) -> AppMatcher {
+    .names(
+      Set(names.map { $0.lowercased() }), prefixes: prefixes.map { $0.lowercased() },
+      written: names + prefixes.map { $0 + "…" })
+  }
 
   func matches(_ app: String) -> Bool {
     switch self {
     case .pattern(let pattern): return pattern.matches(app)
-    case .names(let names, let prefixes): return names.contains(app) || prefixes.contains { app.hasPrefix($0) }
+    case .names(let names, let prefixes, _):
+      let folded = app.lowercased()
+      return names.contains(folded) || prefixes.contains { folded.hasPrefix($0) }
     }
   }
 
   var description: String {
     switch self {
     case .pattern(let pattern): return "\"\(pattern)\""
-    case .names(let names, let prefixes):
-      return "one of " + (names.sorted() + prefixes.map { $0 + "…" }).joined(separator: " ")
+    case .names(_, _, let written): return "one of " + written.joined(separator: " ")
     }
   }
 }
