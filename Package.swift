@@ -14,6 +14,7 @@ let package = Package(
   platforms: [.macOS(.v13)],
   products: [
     .executable(name: "vkbd", targets: ["vkbd"]),
+    .executable(name: "vkbd-agent", targets: ["vkbd-agent"]),
     .library(name: "KeyboardEngine", targets: ["KeyboardEngine"]),
   ],
   dependencies: [
@@ -33,6 +34,16 @@ let package = Package(
       name: "CSystemd",
       pkgConfig: "libsystemd",
       providers: [.apt(["libsystemd-dev"])]
+    ),
+    .systemLibrary(
+      name: "CXCB",
+      pkgConfig: "xcb",
+      providers: [.apt(["libxcb1-dev"])]
+    ),
+    // libwayland-client with the wlr-foreign-toplevel interfaces, for the agent.
+    .target(
+      name: "CAgent",
+      linkerSettings: [.linkedLibrary("wayland-client")]
     ),
     .systemLibrary(
       name: "CYAML",
@@ -61,6 +72,19 @@ let package = Package(
       swiftSettings: releaseSettings,
       // lld, from the Swift toolchain: it can pack relative relocations
       // (`make release` asks for that where glibc reads them).
+      linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+    ),
+    // The session agent: the desktop's libraries are linked here, never in vkbd.
+    .executableTarget(
+      name: "vkbd-agent",
+      dependencies: [
+        "AgentProtocol",
+        "CAgent",
+        "CSystemd",
+        "CXCB",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),

@@ -1,3 +1,4 @@
+import AgentProtocol
 import ArgumentParser
 import Glibc
 
@@ -6,7 +7,7 @@ struct VKBD: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "vkbd",
     abstract: "A keyboard daemon: layout-true snippets and phone-keyboard typing aids below the display server.",
-    version: "0.1.0",
+    version: VKBDVersion.current,
     subcommands: [
       Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
       ReleaseAll.self, Snippets.self, Expand.self, Apps.self, Check.self, Config.self, Simulate.self,

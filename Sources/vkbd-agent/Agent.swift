@@ -1,0 +1,198 @@
+import AgentProtocol
+import ArgumentParser
+import CAgent
+import Glibc
+import Logging
+
+/// `vkbd-agent`: tells the vkbd daemon which application has the focus in
+/// this user's graphical session (DESIGN 7).
+@main
+struct VKBDAgent: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "vkbd-agent",
+    abstract: "Tell the vkbd daemon which application has the focus in this graphical session.",
+    discussion: """
+      Runs as the logged-in user, started with the graphical session (the systemd user \
+      unit vkbd-agent.service, or the XDG autostart entry). It learns the focused window \
+      from the desktop and reports its app id and title to the daemon at every change, \
+      so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it. It reconnects \
+      when the daemon restarts and exits when the session ends. Window titles are sent \
+      to the daemon only, never logged.
+
+      SOURCES (--source auto picks the first that the session offers)
+        wlroots   the wlr-foreign-toplevel protocol: sway, Hyprland, river, Wayfire,
+                  labwc, niri
+        gnome     GNOME Shell on Wayland, through the vkbd-focus@vkbd.github.io extension
+        kde       KDE Plasma on Wayland, through a KWin script the agent loads
+        x11       any X11 session with an EWMH window manager (also GNOME and Plasma
+                  on X11); under a Wayland compositor, its Xwayland windows only
+
+      EXIT STATUS
+        0 the session ended, a signal, or another agent already serves the session;
+        1 no source of focus in this session, or no session bus where one is needed.
+      """,
+    version: VKBDVersion.current
+  )
+
+  enum Source: String, ExpressibleByArgument, CaseIterable {
+    case auto, wlroots, gnome, kde, x11
+  }
+
+  @Option(name: .long, help: ArgumentHelp("The daemon's agent socket (agent_socket in its config).", valueName: "path"))
+  var socket = AgentProtocol.defaultSocket
+
+  @Option(
+    name: .long, help: ArgumentHelp("Where to learn the focus: auto, wlroots, gnome, kde or x11.", valueName: "source"))
+  var source = Source.auto
+
+  @Flag(
+    name: .long, help: "Print each report as a line of JSON on standard output instead of sending it to the daemon.")
+  var print = false
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Log at LEVEL and above: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+  var logLevel = "info"
+
+  func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("'\(logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)")
+    }
+  }
+
+  func run() throws {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    let logger = Logger(label: "vkbd-agent")
+    do {
+      try serve(logger: logger)
+    } catch {
+      if error.status == 0 {
+        logger.info("\(error.message); exiting")
+      } else {
+        logger.error("\(error.message)")
+      }
+      throw ExitCode(error.status)
+    }
+  }
+
+  private func serve(logger: Logger) throws(AgentExit) {
+    let environment = SessionEnvironment.current
+    guard try SessionLock.take(for: environment) else {
+      throw AgentExit("another vkbd-agent serves this session", status: 0)
+    }
+    let loop = try AgentLoop()
+    let (focusSource, watches) = try openSource(environment, logger: logger)
+    logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
+    let daemon = DaemonLink(path: socket, source: focusSource.name, logger: logger)
+    if print {
+      focusSource.onFocus = { focus in
+        var output = StandardOutput()
+        Swift.print(String(decoding: AgentMessage.focus(focus).encoded().dropLast(), as: UTF8.self), to: &output)
+      }
+    } else {
+      focusSource.onFocus = { daemon.report($0) }
+      daemon.connect()
+    }
+    focusSource.start()
+    try loop.run(
+      [focusSource] + watches + (print ? [] : [daemon]),
+      timeout: { print || daemon.isConnected ? -1 : DaemonLink.retryMilliseconds },
+      timedOut: { daemon.connect() })
+  }
+
+  /// The source `--source` names, or the first the session offers, and
+  /// what else tells when the session ends.
+  private func openSource(_ environment: SessionEnvironment, logger: Logger) throws(AgentExit) -> (
+    FocusSource, [Pollable]
+  ) {
+    func bridge(_ desktop: ShellBridge.Desktop) throws(AgentExit) -> (FocusSource, [Pollable]) {
+      (try ShellBridge(desktop: desktop, kwinScript: Self.kwinScript, logger: logger), [try DisplayWatch()])
+    }
+    switch source {
+    case .wlroots: return (try ForeignToplevelSource(), [])
+    case .x11: return (try X11Source(), [])
+    case .gnome: return try bridge(.gnome)
+    case .kde: return try bridge(.kde)
+    case .auto: break
+    }
+    if environment.wayland {
+      if let wayland = try? ForeignToplevelSource() { return (wayland, []) }
+      if environment.desktops.contains("GNOME") { return try bridge(.gnome) }
+      if environment.desktops.contains("KDE") { return try bridge(.kde) }
+      guard environment.x11 else {
+        throw AgentExit("this Wayland compositor tells no client which window has the focus")
+      }
+      logger.warning("this Wayland compositor tells nothing of the focus: following its Xwayland windows only")
+      return (try X11Source(), [try DisplayWatch()])
+    }
+    guard environment.x11 else { throw AgentExit("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set") }
+    return (try X11Source(), [])
+  }
+
+  /// The KWin script, installed beside the agent: PREFIX/share/vkbd/kwin/.
+  static var kwinScript: String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+    let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    let prefix = executable.split(separator: "/").dropLast(2).joined(separator: "/")
+    return "/\(prefix)/share/vkbd/kwin/vkbd-focus.js"
+  }
+}
+
+/// What the environment says of the session.
+struct SessionEnvironment {
+  var wayland: Bool
+  var x11: Bool
+  /// `XDG_CURRENT_DESKTOP`, split at colons: GNOME, KDE, sway…
+  var desktops: [String]
+  /// The display the agent serves, for its lock: `wayland-1`, `:0`.
+  var display: String
+  var runtimeDirectory: String?
+
+  static var current: SessionEnvironment {
+    func variable(_ name: String) -> String? {
+      getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+    let wayland = variable("WAYLAND_DISPLAY")
+    let x11 = variable("DISPLAY")
+    return SessionEnvironment(
+      wayland: wayland != nil, x11: x11 != nil,
+      desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
+      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"))
+  }
+}
+
+/// One agent a session: a lock file in `XDG_RUNTIME_DIR` named after the
+/// display, held (`flock`) as long as the agent runs.
+enum SessionLock {
+  /// Takes the lock; false when another agent holds it. Without a runtime
+  /// directory there is nothing to lock.
+  static func take(for environment: SessionEnvironment) throws(AgentExit) -> Bool {
+    guard let directory = environment.runtimeDirectory else { return true }
+    let display = String(environment.display.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
+    let path = "\(directory)/vkbd-agent-\(display).lock"
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw AgentExit("cannot open \(path): \(String(cString: strerror(errno)))") }
+    // The fd stays open, and the lock held, until the agent exits.
+    return flock(fd, LOCK_EX | LOCK_NB) == 0
+  }
+}
+
+/// Standard output as a `TextOutputStream`, written through at once.
+struct StandardOutput: TextOutputStream {
+  mutating func write(_ string: String) {
+    var bytes = Array(string.utf8)[...]
+    while !bytes.isEmpty {
+      let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+      if written < 0 && errno == EINTR { continue }
+      guard written > 0 else { return }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}

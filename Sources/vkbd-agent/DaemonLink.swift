@@ -1,0 +1,124 @@
+import AgentProtocol
+import Glibc
+import Logging
+
+/// The agent's connection to the daemon's agent socket: hello, then the
+/// focus whenever it changes and the daemon counts this agent's reports.
+/// Reconnects (every ``retryMilliseconds``) when the daemon is not there
+/// or restarts.
+final class DaemonLink: Pollable {
+  static let retryMilliseconds: Int32 = 1000
+
+  let path: String
+  private let source: String
+  private let logger: Logger
+  private var fd: Int32 = -1
+  private var received: [UInt8] = []
+  /// Whether the daemon counts this agent's reports now.
+  private(set) var isActive = false
+  /// The focus last learnt, sent again when the daemon starts counting.
+  private var focus: FocusReport?
+  private var loggedAbsence = false
+
+  init(path: String, source: String, logger: Logger) {
+    self.path = path
+    self.source = source
+    self.logger = logger
+  }
+
+  var isConnected: Bool { fd >= 0 }
+  var pollFD: Int32? { fd >= 0 ? fd : nil }
+
+  /// Connects and says hello; on failure, logs it once and stays away
+  /// until the next try.
+  func connect() {
+    guard fd < 0 else { return }
+    let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard socketFD >= 0 else { return }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+      for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
+    }
+    let status = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        Glibc.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    guard status == 0 else {
+      if !loggedAbsence {
+        logger.notice(
+          "the daemon is not listening; trying again every second",
+          metadata: ["socket": "\(path)", "error": "\(String(cString: strerror(errno)))"])
+        loggedAbsence = true
+      }
+      close(socketFD)
+      return
+    }
+    fd = socketFD
+    loggedAbsence = false
+    logger.info("connected to the daemon", metadata: ["socket": "\(path)"])
+    send(.hello(agent: VKBDVersion.current, source: source))
+  }
+
+  /// Remembers the focus and sends it when the daemon counts this agent.
+  func report(_ report: FocusReport) {
+    var bounded = report
+    bounded.app = AgentProtocol.truncated(report.app, toBytes: AgentProtocol.maximumName)
+    bounded.instance = report.instance.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumName) }
+    bounded.title = report.title.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumTitle) }
+    guard bounded != focus else { return }
+    focus = bounded
+    if isActive { send(.focus(bounded)) }
+  }
+
+  func readable() throws(AgentExit) {
+    var chunk = [UInt8](repeating: 0, count: AgentProtocol.maximumMessage)
+    let count = read(fd, &chunk, chunk.count)
+    if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+    guard count > 0 else {
+      disconnect("the daemon closed the connection")
+      return
+    }
+    received += chunk[..<count]
+    while let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+      let line = received[..<newline]
+      received.removeSubrange(...newline)
+      let message: DaemonMessage
+      do {
+        message = try DaemonMessage(decoding: line)
+      } catch {
+        disconnect("the daemon sent what this agent cannot read: \(error.message)")
+        return
+      }
+      switch message {
+      case .session(let active):
+        isActive = active
+        logger.info(
+          active ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
+        if active, let focus { send(.focus(focus)) }
+      case .refused(let reason):
+        disconnect("the daemon refused this agent: \(reason)")
+        return
+      }
+    }
+    if received.count >= AgentProtocol.maximumMessage { disconnect("the daemon sent a line too long") }
+  }
+
+  /// Writes one message whole, or gives up the connection: a daemon whose
+  /// socket is full is stuck, and a partial line would garble the next.
+  private func send(_ message: AgentMessage) {
+    guard fd >= 0 else { return }
+    let bytes = message.encoded()
+    let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+    if sent != bytes.count { disconnect("could not write to the daemon: \(String(cString: strerror(errno)))") }
+  }
+
+  private func disconnect(_ why: String) {
+    logger.notice("\(why); reconnecting")
+    close(fd)
+    fd = -1
+    received.removeAll()
+    isActive = false
+  }
+}

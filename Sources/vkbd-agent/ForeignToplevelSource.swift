@@ -1,0 +1,154 @@
+import AgentProtocol
+import CAgent
+import Glibc
+
+/// The focused window on wlroots compositors (sway, Hyprland, river,
+/// Wayfire, labwc, niri): the wlr-foreign-toplevel-management protocol
+/// tells every window's app id, title and state, and the focused one is
+/// the one whose state says `activated`. The events are taken through
+/// libwayland-client's dispatchers, one C function per interface.
+final class ForeignToplevelSource: FocusSource {
+  let name = "wlr-foreign-toplevel"
+
+  private let display: OpaquePointer
+  private var registry: OpaquePointer?
+  private var manager: OpaquePointer?
+  /// Every window, by its handle.
+  private var windows: [UnsafeMutableRawPointer: Window] = [:]
+  private var ids = WindowIDs<UnsafeMutableRawPointer>()
+  private var lastReport: FocusReport?
+  /// Takes the focused window whenever it changes.
+  var onFocus: (FocusReport) -> Void = { _ in }
+
+  private struct Window {
+    var id: Int64
+    var title = ""
+    var app = ""
+    var activated = false
+    /// What came since the last `done`, which applies it.
+    var pendingTitle: String?
+    var pendingApp: String?
+    var pendingActivated: Bool?
+  }
+
+  /// Connects to the compositor of `WAYLAND_DISPLAY` and binds its toplevel
+  /// manager; throws when there is no compositor or it has no such manager.
+  init() throws(AgentExit) {
+    guard let display = wl_display_connect(nil) else {
+      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
+    }
+    self.display = display
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    registry = wl_display_get_registry(display)
+    wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, context)
+    // The first round trip lists the globals (and binds the manager), the
+    // second brings every window the compositor has.
+    guard wl_display_roundtrip(display) >= 0, manager != nil, wl_display_roundtrip(display) >= 0 else {
+      wl_display_disconnect(display)
+      throw AgentExit("the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1")
+    }
+  }
+
+  func start() { reportFocus() }
+
+  deinit { wl_display_disconnect(display) }
+
+  var pollFD: Int32? { wl_display_get_fd(display) }
+
+  func beforeWait() {
+    _ = wl_display_dispatch_pending(display)
+    _ = wl_display_flush(display)
+  }
+
+  /// Reads and handles the compositor's events; throws when it went away.
+  func readable() throws(AgentExit) {
+    guard wl_display_dispatch(display) >= 0 else { throw AgentExit("the Wayland compositor closed", status: 0) }
+    reportFocus()
+  }
+
+  /// Reports the window that is activated, or none (a launcher or an empty
+  /// workspace has the keyboard), once every event read is applied.
+  private func reportFocus() {
+    let focused = windows.values.first { $0.activated }
+    let report =
+      focused.map { FocusReport(window: $0.id, app: $0.app, title: $0.title) } ?? FocusReport(window: 0, app: "")
+    guard report != lastReport else { return }
+    lastReport = report
+    onFocus(report)
+  }
+
+  // MARK: - Events
+
+  private static func source(_ proxy: UnsafeMutableRawPointer?) -> ForeignToplevelSource {
+    Unmanaged<ForeignToplevelSource>.fromOpaque(wl_proxy_get_user_data(OpaquePointer(proxy))).takeUnretainedValue()
+  }
+
+  /// wl_registry: `global` (name, interface, version) binds the manager.
+  private static let registryEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
+    guard opcode == 0, let arguments, let interface = arguments[1].s else { return 0 }
+    let source = source(proxy)
+    guard String(cString: interface) == "zwlr_foreign_toplevel_manager_v1", source.manager == nil else { return 0 }
+    let version = min(arguments[2].u, 3)
+    withUnsafePointer(to: CAgent_managerInterface) { managerInterface in
+      let bound = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, managerInterface, version))
+      source.manager = bound
+      wl_proxy_add_dispatcher(bound, managerEvent, nil, Unmanaged.passUnretained(source).toOpaque())
+    }
+    return 0
+  }
+
+  /// The manager: `toplevel` brings a new window's handle.
+  private static let managerEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
+    let source = source(proxy)
+    switch Int(opcode) {
+    case Int(CAgent_managerEventToplevel):
+      guard let handle = arguments?[0].o else { return 0 }
+      let pointer = UnsafeMutableRawPointer(handle)
+      source.windows[pointer] = Window(id: source.ids.id(for: pointer))
+      wl_proxy_add_dispatcher(handle, handleEvent, nil, Unmanaged.passUnretained(source).toOpaque())
+    case Int(CAgent_managerEventFinished):
+      source.manager = nil
+    default:
+      break
+    }
+    return 0
+  }
+
+  /// A window's handle: title, app id and state, applied at `done`.
+  private static let handleEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
+    guard let proxy else { return 0 }
+    let source = source(proxy)
+    guard source.windows[proxy] != nil else { return 0 }
+    switch Int(opcode) {
+    case Int(CAgent_handleEventTitle):
+      source.windows[proxy]!.pendingTitle = arguments?[0].s.map { String(cString: $0) } ?? ""
+    case Int(CAgent_handleEventAppID):
+      source.windows[proxy]!.pendingApp = arguments?[0].s.map { String(cString: $0) } ?? ""
+    case Int(CAgent_handleEventState):
+      var activated = false
+      if let array = arguments?[0].a, let data = array.pointee.data {
+        let states = data.bindMemory(to: UInt32.self, capacity: array.pointee.size / 4)
+        for index in 0..<array.pointee.size / 4 where states[index] == UInt32(CAgent_stateActivated) {
+          activated = true
+        }
+      }
+      source.windows[proxy]!.pendingActivated = activated
+    case Int(CAgent_handleEventDone):
+      var window = source.windows[proxy]!
+      window.title = window.pendingTitle ?? window.title
+      window.app = window.pendingApp ?? window.app
+      window.activated = window.pendingActivated ?? window.activated
+      window.pendingTitle = nil
+      window.pendingApp = nil
+      window.pendingActivated = nil
+      source.windows[proxy] = window
+    case Int(CAgent_handleEventClosed):
+      source.windows[proxy] = nil
+      source.ids.forget(proxy)
+      CAgent_request(OpaquePointer(proxy), UInt32(CAgent_handleRequestDestroy), 1)
+    default:
+      break  // outputs and the parent: not needed
+    }
+    return 0
+  }
+}
