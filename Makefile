@@ -10,22 +10,32 @@ DATADIR ?= $(PREFIX)/share
 ifeq ($(PREFIX),/usr)
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
 SYSTEMDUNITDIR ?= /usr/lib/systemd/system
+SYSTEMDUSERUNITDIR ?= /usr/lib/systemd/user
 else
 UDEVRULESDIR ?= /etc/udev/rules.d
 SYSTEMDUNITDIR ?= /etc/systemd/system
+SYSTEMDUSERUNITDIR ?= /etc/systemd/user
 endif
 LIBINPUTQUIRKSDIR ?= /usr/share/libinput
+# XDG autostart reads /etc/xdg/autostart whatever the prefix.
+AUTOSTARTDIR ?= /etc/xdg/autostart
+# The GNOME Shell extension comes in two forms: for GNOME 42-44 (legacy)
+# and 45 and later (modern); the installed GNOME Shell chooses, else modern.
+GNOME_SHELL_EXTENSION ?= $(shell v=$$(gnome-shell --version 2>/dev/null | tr -cd '0-9.' | cut -d. -f1); \
+	[ -n "$$v" ] && [ "$$v" -lt 45 ] && echo legacy || echo modern)
+GNOME_EXTENSION_UUID := vkbd-focus@vkbd.github.io
 # The build whose binary `make install` copies.
 CONFIGURATION ?= release
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
 # Debian packages the build and the tests need, and those the daemon needs to run.
-BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev xkb-data libx11-data mandoc systemd
-RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 xkb-data libx11-data
+BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev xkb-data libx11-data mandoc systemd \
+	libsystemd-dev libwayland-dev libxcb1-dev
+RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 xkb-data libx11-data libsystemd0 libwayland-client0 libxcb1
 
-.PHONY: all release completions run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions desktop run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
-all: release completions
+all: release completions desktop
 
 # The Swift runtime linked in: a faster start and less memory than loading
 # a dozen shared libraries, and a binary that needs no Swift toolchain where
@@ -51,9 +61,21 @@ release: build-deps $(STATIC_CXX:%=%/libstdc++.so)
 # Shell completions, generated from the argument parser.
 completions: release
 	mkdir -p .build/completions
-	.build/release/vkbd --generate-completion-script bash > .build/completions/vkbd.bash
-	.build/release/vkbd --generate-completion-script zsh > .build/completions/_vkbd
-	.build/release/vkbd --generate-completion-script fish > .build/completions/vkbd.fish
+	for program in vkbd vkbd-agent; do \
+		.build/release/$$program --generate-completion-script bash > .build/completions/$$program.bash && \
+		.build/release/$$program --generate-completion-script zsh > .build/completions/_$$program && \
+		.build/release/$$program --generate-completion-script fish > .build/completions/$$program.fish || exit 1; \
+	done
+
+# The GNOME Shell extension in both forms: the reporter between the imports
+# of each (desktop/gnome-shell).
+desktop:
+	for form in legacy:'"42", "43", "44"' modern:'"45", "46", "47", "48", "49", "50"'; do \
+		dir=.build/desktop/$${form%%:*}/$(GNOME_EXTENSION_UUID); mkdir -p $$dir && \
+		sed -e '/^\/\/@reporter@$$/{r desktop/gnome-shell/reporter.js' -e 'd}' \
+			desktop/gnome-shell/$${form%%:*}.js > $$dir/extension.js && \
+		sed 's/@VERSIONS@/'"$${form#*:}"'/' desktop/gnome-shell/metadata.json.in > $$dir/metadata.json || exit 1; \
+	done
 
 # The daemon in the foreground, on /etc/vkbd/config.yaml or the embedded default.
 run: run-deps release
@@ -85,8 +107,10 @@ SOAK ?= 10
 soak: fuzz
 	$(MAKE) vm-tests VM_ARGS="-k test_faults --soak $(SOAK) --timeout $$(( 900 * $(SOAK) ))"
 
-# make install into a scratch directory, checked file by file and by systemd-analyze.
+# make install into a scratch directory, checked file by file and by the
+# tools that read each file.
 install-test: build-deps
+	@./scripts/install-packages desktop-file-utils nodejs
 	$(SWIFT) build
 	./scripts/install-test
 
@@ -104,29 +128,49 @@ bench: build-deps
 # Everything a system needs; never overwrites /etc/vkbd/config.yaml (the
 # example goes under share). Then: systemctl daemon-reload, udevadm control
 # --reload, systemctl enable --now vkbd.
-install: $(if $(filter release,$(CONFIGURATION)),release)
+install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 	install -D -m 0755 .build/$(CONFIGURATION)/vkbd $(DESTDIR)$(BINDIR)/vkbd
+	install -D -m 0755 .build/$(CONFIGURATION)/vkbd-agent $(DESTDIR)$(BINDIR)/vkbd-agent
 	install -D -m 0644 man/vkbd.8 $(DESTDIR)$(MANDIR)/man8/vkbd.8
 	install -D -m 0644 man/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5
+	install -D -m 0644 man/vkbd-agent.1 $(DESTDIR)$(MANDIR)/man1/vkbd-agent.1
 	install -D -m 0644 udev-rules/70-vkbd.rules $(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules
 	install -D -m 0644 udev-rules/50-vkbd.quirks $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks
 	install -d $(DESTDIR)$(SYSTEMDUNITDIR)
 	sed 's|@BINDIR@|$(BINDIR)|g' systemd/vkbd.service.in > $(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service
 	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service
+	install -d $(DESTDIR)$(SYSTEMDUSERUNITDIR) $(DESTDIR)$(AUTOSTARTDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/vkbd-agent.service.in > $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service
+	sed 's|@BINDIR@|$(BINDIR)|g' desktop/vkbd-agent.desktop.in > $(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop
+	chmod 0644 $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service $(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop
+	install -D -m 0644 desktop/kwin/vkbd-focus.js $(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js
+	install -d $(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)
+	install -m 0644 .build/desktop/$(GNOME_SHELL_EXTENSION)/$(GNOME_EXTENSION_UUID)/* \
+		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/
 	install -d $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	.build/$(CONFIGURATION)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
-	.build/$(CONFIGURATION)/vkbd --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/vkbd
-	.build/$(CONFIGURATION)/vkbd --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_vkbd
-	.build/$(CONFIGURATION)/vkbd --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/vkbd.fish
+	for program in vkbd vkbd-agent; do \
+		.build/$(CONFIGURATION)/$$program --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
+		.build/$(CONFIGURATION)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
+		.build/$(CONFIGURATION)/$$program --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish || exit 1; \
+	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vkbd $(DESTDIR)$(MANDIR)/man8/vkbd.8 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5 \
+	rm -f $(DESTDIR)$(BINDIR)/vkbd $(DESTDIR)$(BINDIR)/vkbd-agent $(DESTDIR)$(MANDIR)/man8/vkbd.8 \
+		$(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man1/vkbd-agent.1 \
 		$(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service $(DESTDIR)$(DATADIR)/vkbd/config.yaml \
-		$(DESTDIR)$(DATADIR)/bash-completion/completions/vkbd $(DESTDIR)$(DATADIR)/zsh/site-functions/_vkbd \
-		$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/vkbd.fish
-	-rmdir $(DESTDIR)$(DATADIR)/vkbd
+		$(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service \
+		$(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop $(DESTDIR)$(DATADIR)/vkbd/config.yaml \
+		$(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js \
+		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/extension.js \
+		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/metadata.json
+	for program in vkbd vkbd-agent; do \
+		rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program \
+			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish; \
+	done
+	-rmdir $(DESTDIR)$(DATADIR)/vkbd/kwin $(DESTDIR)$(DATADIR)/vkbd \
+		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)
 
 # End-to-end latency and expansion throughput against a C floor and peers
 # (Tests/Integration/bench_latency.py), then memory and start-up

@@ -91,6 +91,12 @@ let package = Package(
     .target(name: "TestSupport", dependencies: ["KeyboardEngine"], path: "Tests/TestSupport"),
     .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"]),
     .testTarget(
+      name: "AgentTests",
+      dependencies: [
+        "vkbd", "vkbd-agent", "AgentProtocol", .product(name: "Logging", package: "swift-log"),
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+    .testTarget(
       name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
     .testTarget(
       name: "vkbdTests",

@@ -75,7 +75,13 @@ final class ShellBridge: FocusSource {
 
   var pollFD: Int32? { sd_bus_get_fd(bus) }
 
-  func beforeWait() { _ = sd_bus_flush(bus) }
+  /// Handles what sd-bus already read (a call that came while the agent
+  /// waited for a reply no longer makes the fd readable), then sends what
+  /// is pending.
+  func beforeWait() {
+    while sd_bus_process(bus, nil) > 0 {}
+    _ = sd_bus_flush(bus)
+  }
 
   func readable() throws(AgentExit) {
     while true {

@@ -68,6 +68,7 @@ import Testing
     for (section, nested) in [
       ("backspace", ConfigLoader.backspaceKeys), ("layout", ConfigLoader.layoutKeys),
       ("expansion", ConfigLoader.expansionKeys), ("devices", ConfigLoader.deviceKeys),
+      ("apps", ConfigLoader.appRuleKeys), ("apps.backspace", ConfigLoader.appRuleBackspaceKeys),
     ] {
       for key in nested { keys.insert("\(section).\(key)") }
     }
@@ -87,7 +88,44 @@ import Testing
       "no such key: \(documented.subtracting(Self.configKeys).sorted())")
   }
 
-  @Test(arguments: ["vkbd.8", "vkbd.yaml.5"])
+  /// The built-in app rules are listed in vkbd.yaml(5), every name of them.
+  @Test func everyBuiltInNameIsInVkbdYaml5() throws {
+    let page = try Self.page("vkbd.yaml.5")
+    let section = try #require(page.range(of: ".Ss Built-in rules")).upperBound
+    let listed = Self.arguments(of: "Li", in: String(page[section...])).map {
+      $0.replacingOccurrences(of: "\"", with: "")
+    }
+    let quoted = try NSRegularExpression(pattern: "\\.Li \"([^\"]+)\"")
+    let text = String(page[section...])
+    let names = Set(
+      quoted.matches(in: text, range: NSRange(text.startIndex..., in: text)).map {
+        String(text[Range($0.range(at: 1), in: text)!])
+      } + listed)
+    for name in BuiltInRules.terminals + BuiltInRules.editors + BuiltInRules.editorPrefixes {
+      #expect(names.contains(name), "vkbd.yaml.5 does not list \(name)")
+    }
+  }
+
+  /// THE EMBEDDED DEFAULT of vkbd.yaml(5) is what `vkbd config
+  /// --print-default` prints.
+  @Test func theEmbeddedDefaultInVkbdYaml5IsTheRealOne() throws {
+    let page = try Self.page("vkbd.yaml.5")
+    let section = try #require(page.range(of: ".Sh THE EMBEDDED DEFAULT")).upperBound
+    let start = try #require(page[section...].range(of: ".Bd -literal\n")).upperBound
+    let end = try #require(page[start...].range(of: "\n.Ed\n")).lowerBound
+    var text = String(page[start..<end]).replacingOccurrences(of: "\\-", with: "-")
+      .replacingOccurrences(of: "\\&", with: "")
+    let unicode = try NSRegularExpression(pattern: "\\\\\\[u([0-9A-F]{4})\\]")
+    for match in unicode.matches(in: text, range: NSRange(text.startIndex..., in: text)).reversed() {
+      let range = Range(match.range, in: text)!
+      let scalar = Unicode.Scalar(UInt32(text[Range(match.range(at: 1), in: text)!], radix: 16)!)!
+      text.replaceSubrange(range, with: String(scalar))
+    }
+    text = text.replacingOccurrences(of: "\\e", with: "\\")
+    #expect(text + "\n" == Configuration.embeddedDefaultText)
+  }
+
+  @Test(arguments: ["vkbd.8", "vkbd.yaml.5", "vkbd-agent.1"])
   func mandocFindsNothingToWarnAbout(page: String) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/mandoc")

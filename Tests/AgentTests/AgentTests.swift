@@ -1,0 +1,239 @@
+import AgentProtocol
+import ArgumentParser
+import Foundation
+import Glibc
+import Logging
+import Testing
+
+@testable import vkbd
+@testable import vkbd_agent
+
+/// The agent's link to the daemon, against the daemon's own agent server.
+@Suite(.serialized) struct DaemonLinkTests {
+  /// A server on a loop this test pumps, and an agent's link to it.
+  final class Pair {
+    let path = "/tmp/vkbd-link-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/agent.sock"
+    let loop: EventLoop
+    let server: AgentServer
+    let link: DaemonLink
+    var reports: [FocusReport?] = []
+
+    init() throws {
+      loop = try EventLoop()
+      server = try AgentServer(path: path, loop: loop, logger: Logger(label: "test"))
+      link = DaemonLink(path: path, source: "x11", logger: Logger(label: "test"))
+      server.onFocus = { [unowned self] in reports.append($0) }
+    }
+
+    /// Lets both sides handle what came, a few rounds.
+    func pump() throws {
+      for _ in 0..<20 {
+        let count = try loop.wait(milliseconds: 5)
+        for index in 0..<count { _ = server.handle(loop.token(at: index)) }
+        if let fd = link.pollFD {
+          var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+          if poll(&ready, 1, 0) > 0 { try link.readable() }
+        }
+      }
+    }
+  }
+
+  @Test func theLinkReportsOnlyWhileTheDaemonCountsIt() throws {
+    let pair = try Pair()
+    pair.link.connect()
+    try pair.pump()
+    #expect(pair.link.isConnected && !pair.link.isActive)
+    #expect(pair.server.statuses.map(\.source) == ["x11"], "the hello arrived")
+    pair.link.report(FocusReport(window: 1, app: "foot", title: "private"))
+    try pair.pump()
+    #expect(pair.reports.isEmpty, "a session that does not count sends nothing")
+    // The session becomes the active one: the focus known is sent at once.
+    pair.server.setActiveUsers([geteuid()])
+    try pair.pump()
+    #expect(pair.link.isActive)
+    #expect(pair.reports == [FocusReport(window: 1, app: "foot", title: "private")])
+    // The same focus again is not sent twice; a long title is cut to the bound.
+    pair.link.report(FocusReport(window: 1, app: "foot", title: "private"))
+    let long = String(repeating: "ü", count: 2000)
+    pair.link.report(FocusReport(window: 2, app: "kitty", title: long))
+    try pair.pump()
+    #expect(pair.reports.count == 2)
+    let title = try #require(pair.reports.last??.title)
+    #expect(title.utf8.count <= AgentProtocol.maximumTitle && long.hasPrefix(title))
+  }
+
+  @Test func theLinkReconnectsWhenTheDaemonComesBack() throws {
+    var pair: Pair? = try Pair()
+    let path = pair!.path
+    let link = DaemonLink(path: path, source: "x11", logger: Logger(label: "test"))
+    link.connect()
+    try pair!.pump()
+    #expect(link.isConnected)
+    link.report(FocusReport(window: 3, app: "code"))
+    pair = nil  // the daemon stops: its socket goes
+    // The link reads what the daemon said before it went (that this
+    // session does not count), then the end of the connection.
+    for _ in 0..<10 where link.isConnected {
+      var ready = pollfd(fd: link.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+      _ = poll(&ready, 1, 1000)
+      try link.readable()
+    }
+    #expect(!link.isConnected)
+    link.connect()
+    #expect(!link.isConnected, "nothing listens")
+    // A new daemon at the same path: the link says hello again and, once
+    // counted, sends the focus it knows.
+    let loop = try EventLoop()
+    let server = try AgentServer(path: path, loop: loop, logger: Logger(label: "test"))
+    var reports: [FocusReport?] = []
+    server.onFocus = { reports.append($0) }
+    server.setActiveUsers([geteuid()])
+    link.connect()
+    for _ in 0..<20 {
+      let count = try loop.wait(milliseconds: 5)
+      for index in 0..<count { _ = server.handle(loop.token(at: index)) }
+      var pending = pollfd(fd: link.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+      if poll(&pending, 1, 0) > 0 { try link.readable() }
+    }
+    #expect(reports == [FocusReport(window: 3, app: "code")])
+  }
+}
+
+/// The GNOME and KDE source: the calls the extension and the KWin script
+/// make, played on a private session bus with busctl.
+@Suite(.serialized) struct ShellBridgeTests {
+  /// A private session bus (dbus-daemon), for the life of the test.
+  final class SessionBus {
+    let address: String
+    private let daemon: Process
+
+    init() throws {
+      daemon = Process()
+      daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+      daemon.arguments = ["--session", "--nofork", "--print-address=1", "--nopidfile"]
+      let output = Pipe()
+      daemon.standardOutput = output
+      daemon.standardError = FileHandle.nullDevice
+      try daemon.run()
+      var line = Data()
+      while !line.contains(UInt8(ascii: "\n")) { line.append(output.fileHandleForReading.availableData) }
+      address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+      setenv("DBUS_SESSION_BUS_ADDRESS", address, 1)
+    }
+
+    deinit {
+      // SIGKILL: a process started from a test's thread inherits its
+      // blocked signals, SIGTERM among them.
+      kill(daemon.processIdentifier, SIGKILL)
+      daemon.waitUntilExit()
+    }
+
+    /// `busctl call` on this bus, as the extension or the script would call.
+    func call(_ arguments: [String]) throws -> Process {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/busctl")
+      process.arguments = ["--address=\(address)", "call"] + arguments
+      process.standardOutput = FileHandle.nullDevice
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+  }
+
+  static func focusChanged(_ window: String, _ app: String, _ instance: String, _ title: String) -> [String] {
+    [
+      ShellBridge.busName, ShellBridge.objectPath, ShellBridge.interface, "FocusChanged", "ssss", window, app, instance,
+      title,
+    ]
+  }
+
+  @Test func theExtensionsCallsBecomeReports() throws {
+    let bus = try SessionBus()
+    let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
+    var reports: [FocusReport] = []
+    bridge.onFocus = { reports.append($0) }
+    let calls = [
+      Self.focusChanged("10", "org.gnome.Console", "org.gnome.Console", "~"),
+      Self.focusChanged("11", "gnome-terminal-server", "org.gnome.Terminal", "vim — notes"),
+      Self.focusChanged("10", "org.gnome.Console", "", "~/src"),
+      Self.focusChanged("", "", "", ""),
+    ]
+    for arguments in calls {
+      let call = try bus.call(arguments)
+      while call.isRunning {
+        bridge.beforeWait()
+        var ready = pollfd(fd: bridge.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+        if poll(&ready, 1, 10) > 0 { try bridge.readable() }
+      }
+      #expect(call.terminationStatus == 0, "the call got its reply")
+    }
+    #expect(
+      reports == [
+        FocusReport(window: 1, app: "org.gnome.Console", title: "~"),
+        FocusReport(window: 2, app: "gnome-terminal-server", instance: "org.gnome.Terminal", title: "vim — notes"),
+        FocusReport(window: 1, app: "org.gnome.Console", title: "~/src"),
+        FocusReport(window: 0, app: ""),
+      ])
+    // A second agent of the session cannot take the name.
+    #expect {
+      try ShellBridge(desktop: .kde, kwinScript: "/nonexistent", logger: Logger(label: "test"))
+    } throws: { error in
+      (error as? AgentExit)?.status == 0 && "\(error)".contains("another vkbd-agent")
+    }
+  }
+
+  /// The JavaScript of the extension and the KWin script calls what the
+  /// agent serves.
+  @Test(arguments: ["desktop/gnome-shell/reporter.js", "desktop/kwin/vkbd-focus.js"])
+  func theDesktopScriptsCallTheAgentsMethod(path: String) throws {
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let script = try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    for name in [ShellBridge.busName, ShellBridge.objectPath, ShellBridge.interface, "FocusChanged"] {
+      #expect(script.contains(name), "\(path) does not name \(name)")
+    }
+    if path.hasSuffix("reporter.js") {
+      #expect(script.contains("'(ssss)'"))
+      let metadata = try String(
+        contentsOf: repository.appendingPathComponent("desktop/gnome-shell/metadata.json.in"), encoding: .utf8)
+      #expect(metadata.contains("\"uuid\": \"\(ShellBridge.gnomeExtension)\""))
+    }
+  }
+}
+
+@Suite struct AgentCommandTests {
+  @Test func theAgentsOptionsAreInVkbdAgent1AndNothingElse() throws {
+    let help = VKBDAgent.helpMessage(columns: 200)
+    let pattern = try NSRegularExpression(pattern: "^  (--[a-z-]+)", options: [.anchorsMatchLines])
+    let options = Set(
+      pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)).map {
+        String(help[Range($0.range(at: 1), in: help)!])
+      })
+    let page = try String(
+      contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("man/vkbd-agent.1"), encoding: .utf8)
+    let flags = try NSRegularExpression(pattern: "(?:^\\.|\\s)Fl (-[a-z-]+)", options: [.anchorsMatchLines])
+    let documented = Set(
+      flags.matches(in: page, range: NSRange(page.startIndex..., in: page)).map {
+        "-" + String(page[Range($0.range(at: 1), in: page)!])
+      })
+    #expect(options.subtracting(documented).isEmpty, "undocumented: \(options.subtracting(documented))")
+    let extra = documented.subtracting(options).subtracting([
+      "--help", "--version", "-h", "--headless", "--virtual-monitor", "--virtual",
+    ])
+    #expect(extra.isEmpty, "vkbd-agent.1 documents options the agent does not have: \(extra)")
+    for source in VKBDAgent.Source.allCases { #expect(page.contains(".Cm \(source.rawValue)")) }
+  }
+
+  @Test func oneAgentADisplay() throws {
+    let directory = "/tmp/vkbd-lock-test-\(getpid())"
+    mkdir(directory, 0o700)
+    let session = SessionEnvironment(
+      wayland: true, x11: false, desktops: [], display: "wayland-9", runtimeDirectory: directory)
+    #expect(try SessionLock.take(for: session))
+    #expect(try !SessionLock.take(for: session), "a second agent of the display is refused")
+    var other = session
+    other.display = ":3"
+    #expect(try SessionLock.take(for: other), "another display has its own agent")
+  }
+}

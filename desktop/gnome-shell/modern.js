@@ -1,0 +1,18 @@
+// GNOME Shell 45 and later: the extension as an ECMAScript module.
+import Gio from 'gi://Gio';
+import GLib from 'gi://GLib';
+import {Extension} from 'resource:///org/gnome/shell/extensions/extension.js';
+
+//@reporter@
+
+export default class VkbdFocusExtension extends Extension {
+  enable() {
+    this._reporter = new FocusReporter();
+    this._reporter.enable();
+  }
+
+  disable() {
+    this._reporter.disable();
+    this._reporter = null;
+  }
+}
