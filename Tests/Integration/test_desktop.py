@@ -50,17 +50,21 @@ def as_user(command, env):
 
 
 class Desktop:
-    """udevd, seatd and sway with foot running `cat > FILE`."""
+    """udevd, seatd and sway (keyboard layout `layout`) with foot running
+    `cat > FILE`, and the other `programs` the sway config starts; it is up
+    when every file of `ready` exists."""
 
-    def __init__(self):
+    def __init__(self, layout="de", programs=(), ready=(FILE,)):
         self.processes = []
         os.makedirs(DESKTOP + "/runtime", exist_ok=True)
         for path in (DESKTOP, DESKTOP + "/runtime"):
             os.chown(path, USER, USER)
             os.chmod(path, 0o700)
         with open(DESKTOP + "/sway.conf", "w") as config:
-            config.write("input * xkb_layout de\n"
-                         "exec foot -e sh -c 'cat > %s'\n" % FILE)
+            config.write("input * xkb_layout %s\n"
+                         "exec foot -e sh -c 'cat > %s'\n" % (layout, FILE))
+            for program in programs:
+                config.write("exec %s\n" % program)
         os.environ["SYSTEMD_IGNORE_CHROOT"] = "1"
         subprocess.run(["/lib/systemd/systemd-udevd", "--daemon"], check=True)
         subprocess.run(["udevadm", "trigger", "--action=add"], check=True)
@@ -77,10 +81,10 @@ class Desktop:
                     "XDG_CONFIG_HOME=%s/config" % DESKTOP]
         self.start(as_user(["sway", "-c", DESKTOP + "/sway.conf"], self.env))
         deadline = time.time() + 240
-        while not os.path.exists(FILE):
-            assert time.time() < deadline, "foot never started `cat`:\n" + open(DESKTOP + "/desktop.log").read()[-3000:]
+        while not all(os.path.exists(path) for path in ready):
+            assert time.time() < deadline, "the programs never started:\n" + open(DESKTOP + "/desktop.log").read()[-3000:]
             time.sleep(0.5)
-        time.sleep(3)  # the window mapped and focused
+        time.sleep(3)  # the windows mapped and focused
 
     def start(self, command):
         self.processes.append(subprocess.Popen(command, stdout=self.log, stderr=self.log))
@@ -89,6 +93,12 @@ class Desktop:
         sockets = [name for name in os.listdir(DESKTOP + "/runtime") if name.startswith("sway-ipc")]
         env = self.env + ["SWAYSOCK=%s/runtime/%s" % (DESKTOP, sockets[0])]
         return subprocess.run(as_user(["swaymsg", *arguments], env), capture_output=True, text=True, timeout=60)
+
+    def client_env(self):
+        """The environment of a client of this sway: its Wayland display."""
+        displays = [name for name in os.listdir(DESKTOP + "/runtime")
+                    if name.startswith("wayland-") and not name.endswith(".lock")]
+        return self.env + ["WAYLAND_DISPLAY=" + displays[0]]
 
     def lines(self):
         with open(FILE, encoding="utf-8") as typed:

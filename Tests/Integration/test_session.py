@@ -1,0 +1,322 @@
+"""The session agent (issue 15) on a real kernel: vkbd-agent in a sway
+session with foot and a GTK editor, in an X11 session (Xvfb and Openbox),
+its GNOME and KDE sources with the calls their extension and script make,
+and logind's seat deciding whose agent counts."""
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+
+from evdev import ecodes as e
+
+import vmlib
+from test_daemon import started, wait_grabbed
+from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EDITOR_FILE = os.path.join(DESKTOP, "editor.txt")
+AGENT_SOCKET = "/run/vkbd/agent.sock"
+OTHER_USER = 1001
+
+# The keys of a US keyboard for the characters these tests type.
+US = {" ": e.KEY_SPACE, "\n": e.KEY_ENTER, ".": e.KEY_DOT, "-": e.KEY_MINUS}
+for letter in "abcdefghijklmnopqrstuvwxyz":
+    US[letter] = getattr(e, "KEY_" + letter.upper())
+
+
+def type_us(source, text, gap=0.09):
+    for character in text:
+        source.tap(US[character])
+        time.sleep(gap)
+
+
+def agent_binary():
+    return os.path.join(os.path.dirname(os.environ["VKBD_BIN"]), "vkbd-agent")
+
+
+def status():
+    result = subprocess.run([os.environ["VKBD_BIN"], "status", "--json"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result
+    return json.loads(result.stdout)
+
+
+def wait_status(condition, what, timeout=60):
+    """The daemon's status once `condition(status)` holds."""
+    deadline = time.time() + timeout
+    while True:
+        report = status()
+        if condition(report):
+            return report
+        assert time.time() < deadline, "%s never came; status: %s" % (what, json.dumps(report.get("focus")))
+        time.sleep(0.2)
+
+
+def wait_focus(app, timeout=60):
+    return wait_status(lambda report: report["focus"].get("app") == app, "the focus on %r" % app, timeout)
+
+
+class Process:
+    """A program whose output lines are collected in a thread."""
+
+    def __init__(self, command, stdin=False):
+        self.lines = []
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
+        threading.Thread(target=self._read, daemon=True).start()
+        vmlib._started.append(self)
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_line(self, condition, timeout=60):
+        deadline = time.time() + timeout
+        while True:
+            found = [line for line in list(self.lines) if condition(line)]
+            if found:
+                return found[0]
+            assert time.time() < deadline, "no such line within %d s; output:\n%s" % (timeout, "\n".join(self.lines[-30:]))
+            time.sleep(0.1)
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+class RawAgent(Process):
+    """raw_agent.py as `uid`: an agent driven line by line."""
+
+    def __init__(self, uid):
+        command = ["/usr/bin/python3", os.path.join(HERE, "raw_agent.py"), AGENT_SOCKET]
+        if uid != 0:
+            command = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups"] + command
+        super().__init__(command, stdin=True)
+
+    def send(self, **message):
+        self.process.stdin.write(json.dumps(dict(version=1, **message)) + "\n")
+        self.process.stdin.flush()
+
+    def sessions(self):
+        """The `active` of every session message so far."""
+        return [json.loads(line)["active"] for line in list(self.lines) if '"type":"session"' in line]
+
+
+def focused(report, app, rule_origin):
+    focus = report["focus"]
+    return focus.get("app") == app and focus.get("ruleOrigin") == rule_origin
+
+
+def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
+    config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER
+    began = time.time()
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        desktop = Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"),
+                                                                              EDITOR_FILE)],
+                          ready=(FILE, EDITOR_FILE))
+        try:
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+            report = wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]),
+                                 "the agent", timeout=90)
+            assert report["focus"]["agents"][0]["source"] == "wlr-foreign-toplevel", report["focus"]
+            assert report["focus"]["agents"][0]["uid"] == USER
+
+            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
+            report = wait_focus("foot")
+            assert focused(report, "foot", "built-in: terminals"), report["focus"]
+            type_us(source, "ls\nls\n")
+            deadline = time.time() + 60
+            while desktop.lines()[:3] != ["ls", "ls", ""]:
+                assert time.time() < deadline, "foot received %r" % desktop.lines()
+                time.sleep(0.2)
+
+            assert desktop.swaymsg('[app_id="vkbd-test-editor"] focus').returncode == 0
+            report = wait_focus("vkbd-test-editor")
+            assert report["focus"].get("rule") is None, report["focus"]
+            type_us(source, "it is  so")
+            deadline = time.time() + 60
+            while open(EDITOR_FILE, encoding="utf-8").read() != "it is. So":
+                assert time.time() < deadline, "the editor received %r" % open(EDITOR_FILE).read()
+                time.sleep(0.2)
+
+            text = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True).stdout
+            print("  foot received %r, the GTK editor %r" % ("\n".join(desktop.lines()[:2]) + "\n",
+                                                             open(EDITOR_FILE).read()))
+            print("  $ vkbd status (the end)\n" + "".join("  " + line + "\n" for line in text.splitlines()[-3:]))
+            log = daemon.stderr_text() + "\n".join(agent.lines)
+            assert "Notes" not in log, "a window title reached a log"
+            print("  %.0f s with the desktop's start" % (time.time() - began))
+        finally:
+            desktop.close()
+            daemon.stop()
+
+
+# Calls of the form the GNOME Shell extension and the KWin script make.
+GNOME_CALLS = [["2386", "org.gnome.Console", "kgx", "~"],
+               ["2435", "org.gnome.TextEditor", "", "Untitled Document 1"],
+               ["", "", "", ""]]
+KDE_CALLS = [["{7ab1c8d9-4e2f-4c1b-9a43-0d5e6f7a8b9c}", "org.kde.konsole", "konsole", "~ : bash — Konsole"],
+             ["{5b2e9f10-33c4-4d8e-b1a2-7c6d5e4f3a2b}", "org.kde.kwrite", "kwrite", "Untitled — KWrite"]]
+
+
+def test_the_gnome_and_kde_sources_take_what_the_extension_and_the_script_send():
+    config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER
+    daemon, reader = started(config)
+    desktop = Desktop(layout="us")
+    # The agent installed as `make install` lays it out: the KWin script in
+    # PREFIX/share/vkbd/kwin beside PREFIX/bin.
+    prefix = os.path.join(DESKTOP, "prefix")
+    os.makedirs(os.path.join(prefix, "bin"))
+    os.makedirs(os.path.join(prefix, "share", "vkbd", "kwin"))
+    shutil.copy(agent_binary(), os.path.join(prefix, "bin"))
+    shutil.copy(os.path.join(HERE, "..", "..", "desktop", "kwin", "vkbd-focus.js"),
+                os.path.join(prefix, "share", "vkbd", "kwin"))
+    try:
+        bus = Process(as_user(["dbus-daemon", "--session", "--nofork", "--print-address=1"], desktop.client_env()))
+        address = bus.wait_line(lambda line: line.startswith("unix:"))
+        env = desktop.client_env() + ["DBUS_SESSION_BUS_ADDRESS=" + address]
+        for name, calls, expected in [
+                ("kde", KDE_CALLS, [("org.kde.konsole", "built-in: terminals"), ("org.kde.kwrite", None)]),
+                ("gnome", GNOME_CALLS, [("org.gnome.Console", "built-in: terminals"),
+                                        ("org.gnome.TextEditor", None), ("", None)])]:
+            fake = Process(as_user(["/usr/bin/python3", os.path.join(HERE, "fake_desktop.py"), name,
+                                    json.dumps(calls)], env))
+            fake.wait_line(lambda line: line == "ready")
+            agent = Process(as_user([os.path.join(prefix, "bin", "vkbd-agent"), "--source", name], env))
+            seen = []
+            deadline = time.time() + 90
+            while len(seen) < len(expected):
+                focus = status()["focus"]
+                pair = (focus.get("app"), focus.get("ruleOrigin"))
+                if focus["agents"] and (not seen or seen[-1] != pair) and pair in expected:
+                    seen.append(pair)
+                assert time.time() < deadline, "%s: saw %r; desktop: %r" % (name, seen, fake.lines)
+                time.sleep(0.05)
+            assert seen == expected, seen
+            if name == "kde":
+                script = os.path.join(prefix, "share", "vkbd", "kwin", "vkbd-focus.js")
+                assert fake.lines[1:4] == [
+                    'call /Scripting unloadScript ["vkbd-focus"]',
+                    'call /Scripting loadScript ["%s", "vkbd-focus"]' % script,
+                    "call /Scripting/Script3 run []"], fake.lines
+            else:
+                assert fake.lines[1] == 'call /org/gnome/Shell EnableExtension ["vkbd-focus@vkbd.github.io"]'
+            print("  %s: %s" % (name, " → ".join("%s (%s)" % pair for pair in seen)))
+            agent.close()
+            fake.close()
+            wait_status(lambda report: not report["focus"]["agents"], "the agent gone")
+        assert "Untitled" not in daemon.stderr_text()
+    finally:
+        desktop.close()
+        daemon.stop()
+
+
+def test_in_an_x11_session_the_agent_reports_wm_class_and_title():
+    config = """session_users: ["%d"]
+apps:
+  - app: "^terminal-like$"
+    autocapitalize: false
+  - title: "Secret"
+    enabled: false
+""" % USER
+    daemon, reader = started(config)
+    runtime = "/tmp/x11/runtime"
+    os.makedirs(runtime, exist_ok=True)
+    os.makedirs("/tmp/.X11-unix", exist_ok=True)
+    os.chmod("/tmp/.X11-unix", 0o1777)
+    for path in ("/tmp/x11", runtime):
+        os.chown(path, USER, USER)
+        os.chmod(path, 0o700)
+    env = ["DISPLAY=:7", "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime]
+    try:
+        Process(as_user(["Xvfb", ":7", "-nolisten", "tcp", "-screen", "0", "800x600x24"], env))
+        deadline = time.time() + 60
+        while not os.path.exists("/tmp/.X11-unix/X7"):
+            assert time.time() < deadline, "Xvfb did not start"
+            time.sleep(0.2)
+        Process(as_user(["openbox", "--sm-disable"], env))
+        time.sleep(2)
+        agent = Process(as_user([agent_binary()], env))
+        wait_status(lambda report: any(a["source"] == "x11" for a in report["focus"]["agents"]), "the agent")
+        Process(as_user(["xmessage", "-name", "terminal-like", "-title", "shell", "one"], env))
+        report = wait_focus("Xmessage")
+        assert report["focus"]["rule"] == 1 and report["focus"]["ruleOrigin"].endswith(":3"), report["focus"]
+        Process(as_user(["xmessage", "-name", "other", "-title", "Secret plan", "two"], env))
+        report = wait_status(lambda report: report["focus"].get("rule") == 2, "the title rule")
+        assert report["focus"]["settings"] == "enabled: false", report["focus"]
+        activate = subprocess.run(as_user(["xdotool", "search", "--name", "^shell$", "windowactivate"], env),
+                                  capture_output=True, text=True, timeout=60)
+        assert activate.returncode == 0, activate
+        wait_status(lambda report: report["focus"].get("rule") == 1, "the instance rule again")
+        print("  Xvfb and Openbox: WM_CLASS instance matched rule 1, the title \"Secret plan\" rule 2, "
+              "and back to rule 1 on activation")
+        assert "Secret" not in daemon.stderr_text() and "Secret" not in "\n".join(agent.lines)
+    finally:
+        daemon.stop()
+
+
+def write_seat(active_session, uid):
+    """logind's state for seat0, written as logind writes it: a new file
+    renamed over the old one (sd-login's monitor wakes on the rename)."""
+    os.makedirs("/run/systemd/sessions", exist_ok=True)
+    os.makedirs("/run/systemd/users", exist_ok=True)
+    os.makedirs("/run/systemd/seats", exist_ok=True)
+    with open("/run/systemd/sessions/%s" % active_session, "w") as session:
+        session.write("UID=%d\nACTIVE=1\nSEAT=seat0\nTYPE=wayland\n" % uid)
+    with open("/run/systemd/seats/.#seat0new", "w") as seat:
+        seat.write("# This is private data. Do not parse.\nIS_SEAT0=1\nACTIVE=%s\nACTIVE_UID=%d\n" % (active_session, uid))
+    os.rename("/run/systemd/seats/.#seat0new", "/run/systemd/seats/seat0")
+
+
+def test_logind_decides_whose_agent_counts_and_a_seat_switch_follows_at_once():
+    write_seat("c1", USER)
+    try:
+        # session_users is ignored where logind keeps the seat's state.
+        daemon, reader = started('session_users: ["%d"]\n' % OTHER_USER)
+        ours = RawAgent(USER)
+        theirs = RawAgent(OTHER_USER)
+        ours.wait_line(lambda line: '"type":"session"' in line)
+        theirs.wait_line(lambda line: '"type":"session"' in line)
+        assert ours.sessions() == [True] and theirs.sessions() == [False], (ours.lines, theirs.lines)
+        report = status()["focus"]
+        assert report["seat"] == "logind" and report["activeUsers"] == [USER], report
+
+        ours.send(type="hello", agent="test", source="test")
+        ours.send(type="focus", window=1, app="foot", title="the active user's terminal")
+        wait_focus("foot")
+        # The other user's agent, and a report forged to look like one from
+        # a terminal: nothing changes, and the log says so once, without
+        # the report's content.
+        for window in range(2, 6):
+            theirs.send(type="focus", window=window, app="firefox", title="forged title")
+        time.sleep(2)
+        assert status()["focus"]["app"] == "foot"
+        log = daemon.stderr_text()
+        assert log.count("ignoring the reports of a session agent") == 1, log
+        assert "forged" not in log and "firefox" not in log
+
+        # A seat switch: the other user's session becomes the active one.
+        write_seat("c2", OTHER_USER)
+        theirs.wait_line(lambda line: '"active":true' in line)
+        ours.wait_line(lambda line: '"active":false' in line)
+        report = wait_status(lambda report: report["focus"]["activeUsers"] == [OTHER_USER], "the switch")
+        assert report["focus"].get("app") is None, "the former user's focus still counts: %s" % report["focus"]
+        theirs.send(type="focus", window=7, app="kitty", title="now theirs")
+        report = wait_focus("kitty")
+        assert report["focus"]["ruleOrigin"] == "built-in: terminals"
+        ours.send(type="focus", window=8, app="code", title="not any more")
+        time.sleep(2)
+        assert status()["focus"]["app"] == "kitty"
+        print("  uid %d active: its agent counts, uid %d's forged reports change nothing; after the switch the "
+              "other way round" % (USER, OTHER_USER))
+        daemon.stop()
+    finally:
+        shutil.rmtree("/run/systemd", ignore_errors=True)
