@@ -88,8 +88,9 @@ unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-# libFuzzer over the config loader, the script parser and the request parser
-# (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each, a quick run in make check.
+# libFuzzer over the config loader, the script parser, the request parser and
+# the agent message reader (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,
+# a quick run in make check.
 FUZZ_SECONDS ?= 300
 fuzz-build: build-deps
 	$(SWIFT) build --product vkbd --scratch-path .build-fuzz \

@@ -1,11 +1,13 @@
 #if VKBD_FUZZ
+  import AgentProtocol
   import Glibc
 
   /// libFuzzer's entry point, in a build made with `make fuzz`
   /// (-sanitize=fuzzer,address -DVKBD_FUZZ). VKBD_FUZZ_TARGET picks what the
   /// input goes to: `config` (the config and match-file loader), `script`
-  /// (the simulate script parser) or `request` (the control-socket request
-  /// parser). Anything but a crash, a leak or a hang is fine.
+  /// (the simulate script parser), `request` (the control-socket request
+  /// parser) or `agent` (the agent socket's message reader). Anything but a
+  /// crash, a leak or a hang is fine.
   @_cdecl("LLVMFuzzerTestOneInput")
   public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -18,6 +20,8 @@
       _ = try? Script.parse(text)
     case .request:
       _ = ControlProtocol.decode(ControlRequest.self, from: bytes)
+    case .agent:
+      _ = try? AgentMessage(decoding: bytes)
     }
     return 0
   }
@@ -39,12 +43,12 @@
   }
 
   enum FuzzTarget: String {
-    case config, script, request
+    case config, script, request, agent
 
     static let current: FuzzTarget = {
       let name = getenv("VKBD_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
       guard let target = FuzzTarget(rawValue: name) else {
-        preconditionFailure("VKBD_FUZZ_TARGET: config, script or request")
+        preconditionFailure("VKBD_FUZZ_TARGET: config, script, request or agent")
       }
       // The fuzzer must not make the loader read files it names.
       SnippetLoader.readsFiles = false

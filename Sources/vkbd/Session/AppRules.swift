@@ -34,34 +34,32 @@ struct AppSettings: Equatable, Sendable {
 }
 
 /// How a rule recognizes an app: a regular expression of the config, or
-/// the built-in rules' lists of names.
-enum AppMatcher: CustomStringConvertible, Sendable {
-  case pattern(Pattern)
+/// the built-in rules' lists of names. (A struct, not an enum with two
+/// payloads: the tag an enum keeps in a pointer's spare bits hides the
+/// pointer from LeakSanitizer, and the fuzz build reports a leak.)
+struct AppMatcher: CustomStringConvertible, Sendable {
+  private var pattern: Pattern?
+  /// Names and prefixes, folded to lowercase.
+  private var names: Set<String> = []
+  private var prefixes: [String] = []
+  let description: String
+
+  static func pattern(_ pattern: Pattern) -> AppMatcher {
+    AppMatcher(pattern: pattern, description: "\"\(pattern)\"")
+  }
+
   /// One of the names, or a name that starts with one of the prefixes,
   /// without regard to case.
-  case names(Set<String>, prefixes: [String], written: [String])
-
-  /// Names and prefixes as they are written, matched without regard to case.
   static func names(_ names: [String], prefixes: [String]) -> AppMatcher {
-    .names(
-      Set(names.map { $0.lowercased() }), prefixes: prefixes.map { $0.lowercased() },
-      written: names + prefixes.map { $0 + "…" })
+    AppMatcher(
+      names: Set(names.map { $0.lowercased() }), prefixes: prefixes.map { $0.lowercased() },
+      description: "one of " + (names + prefixes.map { $0 + "…" }).joined(separator: " "))
   }
 
   func matches(_ app: String) -> Bool {
-    switch self {
-    case .pattern(let pattern): return pattern.matches(app)
-    case .names(let names, let prefixes, _):
-      let folded = app.lowercased()
-      return names.contains(folded) || prefixes.contains { folded.hasPrefix($0) }
-    }
-  }
-
-  var description: String {
-    switch self {
-    case .pattern(let pattern): return "\"\(pattern)\""
-    case .names(_, _, let written): return "one of " + written.joined(separator: " ")
-    }
+    if let pattern { return pattern.matches(app) }
+    let folded = app.lowercased()
+    return names.contains(folded) || prefixes.contains { folded.hasPrefix($0) }
   }
 }
 
