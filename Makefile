@@ -181,11 +181,12 @@ bench-latency: build-deps
 	$(MAKE) release vm-tools
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/release/vkbd --tools .build-bench/latency --bench $(VM_ARGS)
 
-# The C tools of the VM suite: the floor, source keyboard and probe of
-# Benchmarks/Latency, and the clock shim of Tests/Integration.
+# The C tools of the VM suite: the floor, source keyboard, probe, start-up
+# timer and focus mover of Benchmarks/Latency, and the clock shim of
+# Tests/Integration.
 vm-tools: build-deps
 	mkdir -p .build-bench/latency
-	for tool in floor source probe startup; do \
+	for tool in floor source probe startup mover; do \
 		cc -O2 -Wall -o .build-bench/latency/$$tool Benchmarks/Latency/$$tool.c $$(pkg-config --cflags --libs libevdev) || exit 1; \
 	done
 	cc -O2 -Wall -shared -fPIC -o .build-bench/latency/boottime_jump.so Tests/Integration/boottime_jump.c -ldl

@@ -29,7 +29,9 @@ struct VKBDAgent: ParsableCommand {
 
       EXIT STATUS
         0 the session ended, a signal, or another agent already serves the session;
-        1 no source of focus in this session, or no session bus where one is needed.
+        1 no source of focus in this session: no display, a compositor that tells no
+          client, the GNOME extension not loaded or extensions switched off, the KWin
+          script missing, or no session bus where one is needed.
       """,
     version: VKBDVersion.current
   )
@@ -90,20 +92,36 @@ struct VKBDAgent: ParsableCommand {
     let (focusSource, watches) = try openSource(environment, logger: logger)
     logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
     let daemon = DaemonLink(path: socket, source: focusSource.name, logger: logger)
-    if print {
-      focusSource.onFocus = { focus in
+    let settler = FocusSettler { [print] focus in
+      if print {
         var output = StandardOutput()
         Swift.print(String(decoding: AgentMessage.focus(focus).encoded().dropLast(), as: UTF8.self), to: &output)
+      } else {
+        daemon.report(focus)
       }
-    } else {
-      focusSource.onFocus = { daemon.report($0) }
-      daemon.connect()
     }
-    focusSource.start()
+    focusSource.onFocus = { settler.take($0, at: monotonicMicroseconds()) }
+    var retry: Int64? = print ? nil : 0  // when to connect to the daemon next
+    func connectWhenDue(_ now: Int64) {
+      guard let due = retry, now >= due else { return }
+      daemon.connect()
+      retry = daemon.isConnected ? nil : now + Int64(DaemonLink.retryMilliseconds) * 1000
+    }
+    connectWhenDue(monotonicMicroseconds())
+    try focusSource.start()
     try loop.run(
       [focusSource] + watches + (print ? [] : [daemon]),
-      timeout: { print || daemon.isConnected ? -1 : DaemonLink.retryMilliseconds },
-      timedOut: { daemon.connect() })
+      timeout: {
+        let now = monotonicMicroseconds()
+        if !print && !daemon.isConnected && retry == nil { retry = now + Int64(DaemonLink.retryMilliseconds) * 1000 }
+        let due = [settler.due, retry].compactMap { $0 }.min()
+        return due.map { Int32(clamping: max(0, ($0 - now + 999) / 1000)) } ?? -1
+      },
+      tick: {
+        let now = monotonicMicroseconds()
+        settler.tick(at: now)
+        connectWhenDue(now)
+      })
   }
 
   /// The source `--source` names, or the first the session offers, and
@@ -143,6 +161,56 @@ struct VKBDAgent: ParsableCommand {
     let prefix = executable.split(separator: "/").dropLast(2).joined(separator: "/")
     return "/\(prefix)/share/vkbd/kwin/vkbd-focus.js"
   }
+}
+
+/// Passes the focus on, but for a report that no window has it, which
+/// waits ``delay`` first: KWin says so before every switch of windows (and
+/// a compositor may deactivate one window before it activates the next),
+/// and the window report that follows within the delay replaces it. A
+/// report equal to the last one passed on is dropped.
+final class FocusSettler {
+  /// In microseconds.
+  static let delay: Int64 = 50_000
+
+  private let deliver: (FocusReport) -> Void
+  private var last: FocusReport?
+  private var waiting: FocusReport?
+  /// When the report that waits is due.
+  private(set) var due: Int64?
+
+  init(deliver: @escaping (FocusReport) -> Void) { self.deliver = deliver }
+
+  func take(_ report: FocusReport, at now: Int64) {
+    if report.window == 0 {
+      if waiting == nil { due = now + Self.delay }
+      waiting = report
+      return
+    }
+    waiting = nil
+    due = nil
+    pass(report)
+  }
+
+  /// Passes on the report that waits once it is due.
+  func tick(at now: Int64) {
+    guard let due, now >= due, let report = waiting else { return }
+    waiting = nil
+    self.due = nil
+    pass(report)
+  }
+
+  private func pass(_ report: FocusReport) {
+    guard report != last else { return }
+    last = report
+    deliver(report)
+  }
+}
+
+/// CLOCK_MONOTONIC now, in microseconds.
+func monotonicMicroseconds() -> Int64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
 }
 
 /// What the environment says of the session.

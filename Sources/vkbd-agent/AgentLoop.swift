@@ -36,12 +36,13 @@ protocol FocusSource: Pollable {
   var name: String { get }
   /// Takes the focused window whenever it changes.
   var onFocus: (FocusReport) -> Void { get set }
-  /// Reports the window that has the focus now, and from then on every change.
-  func start()
+  /// Reports the window that has the focus now, and from then on every
+  /// change; throws when the desktop will not report.
+  func start() throws(AgentExit)
 }
 
 /// The agent's one loop: `poll` on its sources, the daemon's socket and a
-/// signalfd, with a timeout while something waits to be retried.
+/// signalfd, with a timeout while something waits for its time.
 struct AgentLoop {
   private let signals: Int32
 
@@ -56,9 +57,9 @@ struct AgentLoop {
   }
 
   /// Waits on `items` until one throws or a signal comes; `timeout()`
-  /// gives the longest wait in milliseconds (-1: none) and `timedOut` runs
-  /// when it passed.
-  func run(_ items: [Pollable], timeout: () -> Int32, timedOut: () -> Void) throws(AgentExit) {
+  /// gives the longest wait in milliseconds (-1: none), and `tick` runs
+  /// after every wait, for what was waiting for its time.
+  func run(_ items: [Pollable], timeout: () -> Int32, tick: () -> Void) throws(AgentExit) {
     while true {
       for item in items { item.beforeWait() }
       var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
@@ -71,10 +72,8 @@ struct AgentLoop {
       let count = poll(&fds, nfds_t(fds.count), timeout())
       if count < 0 && errno == EINTR { continue }
       guard count >= 0 else { throw AgentExit("poll: \(String(cString: strerror(errno)))") }
-      if count == 0 {
-        timedOut()
-        continue
-      }
+      defer { tick() }
+      if count == 0 { continue }
       if fds[0].revents != 0 {
         var info = signalfd_siginfo()
         _ = read(signals, &info, MemoryLayout<signalfd_siginfo>.size)

@@ -67,7 +67,6 @@ final class DaemonLink: Pollable {
     bounded.app = AgentProtocol.truncated(report.app, toBytes: AgentProtocol.maximumName)
     bounded.instance = report.instance.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumName) }
     bounded.title = report.title.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumTitle) }
-    guard bounded != focus else { return }
     focus = bounded
     if isActive { send(.focus(bounded)) }
   }

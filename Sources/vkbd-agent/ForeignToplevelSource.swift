@@ -43,13 +43,13 @@ final class ForeignToplevelSource: FocusSource {
     wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, context)
     // The first round trip lists the globals (and binds the manager), the
     // second brings every window the compositor has.
+    // (Thrown from here on, the instance is whole: deinit disconnects.)
     guard wl_display_roundtrip(display) >= 0, manager != nil, wl_display_roundtrip(display) >= 0 else {
-      wl_display_disconnect(display)
       throw AgentExit("the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1")
     }
   }
 
-  func start() { reportFocus() }
+  func start() throws(AgentExit) { reportFocus() }
 
   deinit { wl_display_disconnect(display) }
 
@@ -89,11 +89,9 @@ final class ForeignToplevelSource: FocusSource {
     let source = source(proxy)
     guard String(cString: interface) == "zwlr_foreign_toplevel_manager_v1", source.manager == nil else { return 0 }
     let version = min(arguments[2].u, 3)
-    withUnsafePointer(to: CAgent_managerInterface) { managerInterface in
-      let bound = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, managerInterface, version))
-      source.manager = bound
-      wl_proxy_add_dispatcher(bound, managerEvent, nil, Unmanaged.passUnretained(source).toOpaque())
-    }
+    let bound = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, CAgent_manager(), version))
+    source.manager = bound
+    wl_proxy_add_dispatcher(bound, managerEvent, nil, Unmanaged.passUnretained(source).toOpaque())
     return 0
   }
 

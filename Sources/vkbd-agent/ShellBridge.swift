@@ -65,11 +65,12 @@ final class ShellBridge: FocusSource {
 
   /// Makes the desktop report: loads the KWin script, or enables the GNOME
   /// Shell extension; either reports the focused window at once (the
-  /// extension when it sees the agent's name appear).
-  func start() {
+  /// extension when it sees the agent's name appear). Throws when the
+  /// desktop will not report: the agent would wait for nothing.
+  func start() throws(AgentExit) {
     switch desktop {
-    case .kde: loadKWinScript(kwinScript)
-    case .gnome: enableGNOMEExtension()
+    case .kde: try loadKWinScript(kwinScript)
+    case .gnome: try enableGNOMEExtension()
     }
   }
 
@@ -132,41 +133,42 @@ final class ShellBridge: FocusSource {
   /// Loads the script into KWin (replacing one loaded before) and runs it;
   /// it reports the window that has the focus at once. KWin 6 puts a
   /// loaded script at /Scripting/ScriptN, KWin 5 at /N.
-  private func loadKWinScript(_ path: String) {
-    guard access(path, R_OK) == 0 else {
-      logger.error("the KWin script is missing: no focus reports on KDE", metadata: ["script": "\(path)"])
-      return
-    }
+  private func loadKWinScript(_ path: String) throws(AgentExit) {
+    guard access(path, R_OK) == 0 else { throw AgentExit("the KWin script \(path) is missing: reinstall vkbd") }
     _ = call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [Self.kwinPlugin]) { _ in () }
     guard
       let id = call(
         "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "loadScript", [path, Self.kwinPlugin],
         reading: Self.readInt32), id >= 0
-    else {
-      logger.error("KWin did not load the script: no focus reports on KDE", metadata: ["script": "\(path)"])
-      return
-    }
+    else { throw AgentExit("KWin did not load the script \(path) (is this a KDE Plasma session?)") }
     for object in ["/Scripting/Script\(id)", "/\(id)"]
     where call("org.kde.KWin", object, "org.kde.kwin.Script", "run", [], reading: { _ in () }) != nil {
       logger.info("KWin runs the focus script", metadata: ["script": "\(path)"])
       return
     }
-    logger.error("KWin loaded the script but would not run it", metadata: ["script": "\(path)"])
+    throw AgentExit("KWin loaded the script \(path) but would not run it")
   }
 
   /// Enables the extension if GNOME Shell knows it. It does only when it
   /// was installed before the login: GNOME Shell reads its extensions then.
-  private func enableGNOMEExtension() {
+  /// With user extensions switched off it enables none, though it says it did.
+  private func enableGNOMEExtension() throws(AgentExit) {
     let enabled = call(
       "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [Self.gnomeExtension],
       reading: Self.readBool)
-    if enabled == true {
-      logger.info("the GNOME Shell extension is enabled", metadata: ["extension": "\(Self.gnomeExtension)"])
-    } else {
-      logger.error(
-        "GNOME Shell has not loaded the extension: install it (make install) and log in again",
-        metadata: ["extension": "\(Self.gnomeExtension)"])
+    guard enabled == true else {
+      throw AgentExit(
+        "GNOME Shell has not loaded the extension \(Self.gnomeExtension): install it (make install) and log in again")
     }
+    let extensionsOn = call(
+      "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
+      ["org.gnome.Shell.Extensions", "UserExtensionsEnabled"], reading: Self.readVariantBool)
+    guard extensionsOn != false else {
+      throw AgentExit(
+        "GNOME Shell has extensions switched off: switch them on in the Extensions app "
+          + "(or: gsettings set org.gnome.shell disable-user-extensions false)")
+    }
+    logger.info("the GNOME Shell extension is enabled", metadata: ["extension": "\(Self.gnomeExtension)"])
   }
 
   /// Calls a method with string arguments, waits (at most 5 s) for the
@@ -207,6 +209,12 @@ final class ShellBridge: FocusSource {
   private static func readBool(_ reply: OpaquePointer) -> Bool? {
     var value: Int32 = 0  // D-Bus booleans are read as a C int
     return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "b")), &value) > 0 ? value != 0 : nil
+  }
+
+  /// A property's value: a boolean in a variant.
+  private static func readVariantBool(_ reply: OpaquePointer) -> Bool? {
+    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "b") > 0 else { return nil }
+    return readBool(reply)
   }
 
   private static func message(_ status: Int32) -> String { String(cString: strerror(-status)) }

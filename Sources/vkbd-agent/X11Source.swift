@@ -36,7 +36,7 @@ final class X11Source: FocusSource {
     follow(root)
   }
 
-  func start() { reportFocus() }
+  func start() throws(AgentExit) { reportFocus() }
 
   deinit { xcb_disconnect(connection) }
 

@@ -52,8 +52,7 @@ import Testing
     try pair.pump()
     #expect(pair.link.isActive)
     #expect(pair.reports == [FocusReport(window: 1, app: "foot", title: "private")])
-    // The same focus again is not sent twice; a long title is cut to the bound.
-    pair.link.report(FocusReport(window: 1, app: "foot", title: "private"))
+    // A long title is cut to the bound.
     let long = String(repeating: "ü", count: 2000)
     pair.link.report(FocusReport(window: 2, app: "kitty", title: long))
     try pair.pump()
@@ -198,6 +197,45 @@ import Testing
         contentsOf: repository.appendingPathComponent("desktop/gnome-shell/metadata.json.in"), encoding: .utf8)
       #expect(metadata.contains("\"uuid\": \"\(ShellBridge.gnomeExtension)\""))
     }
+  }
+}
+
+@Suite struct FocusSettlerTests {
+  static func settle(_ steps: [(Int64, FocusReport?)]) -> [(Int64, FocusReport)] {
+    var passed: [(Int64, FocusReport)] = []
+    var now: Int64 = 0
+    let settler = FocusSettler { passed.append((now, $0)) }
+    for (time, report) in steps {
+      now = time
+      settler.tick(at: time)
+      if let report { settler.take(report, at: time) }
+    }
+    return passed
+  }
+
+  static let none = FocusReport(window: 0, app: "")
+  static let konsole = FocusReport(window: 1, app: "org.kde.konsole", instance: "konsole", title: "~")
+  static let kwrite = FocusReport(window: 2, app: "org.kde.kwrite", instance: "kwrite", title: "Untitled")
+
+  @Test func theNoWindowKWinSaysBeforeASwitchIsDropped() {
+    // KWin 5.27 and 6.3: null, then the window, within 2 ms.
+    let passed = Self.settle([(0, Self.konsole), (1_000_000, Self.none), (1_001_400, Self.kwrite), (2_000_000, nil)])
+    #expect(passed.map(\.1) == [Self.konsole, Self.kwrite])
+    #expect(passed.map(\.0) == [0, 1_001_400], "a window report goes at once")
+  }
+
+  @Test func noWindowAtAllGoesOnceItHasLasted() {
+    let passed = Self.settle([
+      (0, Self.konsole), (1_000_000, Self.none), (1_000_100, Self.none), (1_049_999, nil), (1_050_000, nil),
+      (3_000_000, Self.none),
+    ])
+    #expect(passed.map(\.1) == [Self.konsole, Self.none], "GNOME's two empty reports at enabling make one")
+    #expect(passed.map(\.0) == [0, 1_050_000])
+  }
+
+  @Test func aReportLikeTheLastIsDropped() {
+    let passed = Self.settle([(0, Self.konsole), (10, Self.konsole), (20, Self.kwrite), (30, Self.konsole)])
+    #expect(passed.map(\.1) == [Self.konsole, Self.kwrite, Self.konsole])
   }
 }
 

@@ -4,7 +4,9 @@
   kernel timestamp of the same event on the output device, for 2,000 keys one
   every 2 ms, through: the C floor (Benchmarks/Latency/floor.c), interception
   tools' `interception -g | uinput`, vkbd (every aid on, the starter
-  snippets) and vkbd with everything off; three rounds of all four.
+  snippets), the same with a session agent moving the focus between a
+  terminal and a browser every 100 ms, and vkbd with everything off; three
+  rounds of all five.
 - Expansion throughput: a 2,000-character expansion until its last character
   is read, checked character by character; beside `ydotool type` of the same
   text with no delays.
@@ -100,6 +102,20 @@ def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml"):
     return [daemon.process], "vkbd virtual keyboard"
 
 
+def start_vkbd_with_a_moving_focus(node):
+    """vkbd with a session agent that moves the focus every 100 ms
+    (Benchmarks/Latency/mover.c): each report makes the daemon choose a
+    rule and configure the engine anew."""
+    processes, output = start_vkbd(node, "/tmp/vkbd-bench-agent.yaml")
+    mover = subprocess.Popen([tool("mover"), "/run/vkbd/agent.sock", "100"])
+    deadline = time.time() + 120
+    while '"app":"f' not in subprocess.run([os.environ["VKBD_BIN"], "status", "--json"], capture_output=True,
+                                           text=True).stdout:
+        assert time.time() < deadline, "the daemon never took the agent's report"
+        time.sleep(0.1)
+    return [mover] + processes, output
+
+
 ROUNDS = 3
 
 
@@ -107,10 +123,13 @@ def bench_latency_against_the_floor_and_interception_tools():
     default = subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True, text=True)
     with open("/tmp/vkbd-bench-default.yaml", "w") as config:
         config.write(default.stdout)
+    with open("/tmp/vkbd-bench-agent.yaml", "w") as config:
+        config.write(default.stdout.replace("session_users: []", 'session_users: ["0"]'))
     with open("/tmp/vkbd-bench-off.yaml", "w") as config:
         config.write("autocapitalize: false\ndouble_space_period: false\nbackspace:\n  accelerate: false\nmatches: []\n")
     systems = [("C floor", start_floor), ("interception-tools", start_interception),
                ("vkbd, all aids + starter snippets", start_vkbd),
+               ("vkbd, same, focus moves /100 ms", start_vkbd_with_a_moving_focus),
                ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml"))]
     # Each system runs ROUNDS times, the rounds interleaved, so that the
     # noise of the guest (it comes in bursts) shows and falls on all alike.

@@ -3,12 +3,12 @@ sources, on the session bus: owns org.gnome.Shell (EnableExtension) or
 org.kde.KWin (org.kde.kwin.Scripting unloadScript and loadScript, and
 org.kde.kwin.Script run on /Scripting/ScriptN), prints each call it gets,
 and once the agent has asked for the extension or run the script, makes the
-FocusChanged calls given, as the extension or the script would, one every
-half second.
+FocusChanged calls given, as the extension or the script would, each after
+its delay.
 
     fake_desktop.py gnome|kde CALLS_JSON
 
-CALLS_JSON: a list of [window, app, instance, title]."""
+CALLS_JSON: a list of [delay in ms, window, app, instance, title]."""
 
 import json
 import sys
@@ -37,12 +37,12 @@ INTERFACES = {
 
 def play(connection):
     def next_call(remaining):
-        if not remaining:
-            print("played", flush=True)
-            return False
-        connection.call(*AGENT, "FocusChanged", GLib.Variant("(ssss)", tuple(remaining[0])), None,
+        connection.call(*AGENT, "FocusChanged", GLib.Variant("(ssss)", tuple(remaining[0][1:])), None,
                         Gio.DBusCallFlags.NO_AUTO_START, 2000, None, None)
-        GLib.timeout_add(500, next_call, remaining[1:])
+        if len(remaining) > 1:
+            GLib.timeout_add(int(remaining[1][0]), next_call, remaining[1:])
+        else:
+            print("played", flush=True)
         return False
     GLib.timeout_add(500, next_call, calls)
 

@@ -15,6 +15,12 @@
 extern const struct wl_interface CAgent_managerInterface;
 extern const struct wl_interface CAgent_handleInterface;
 
+// The manager's interface by its address: libwayland keeps the pointer a
+// bind is given, and Swift would hand it the address of a copy.
+static inline const struct wl_interface *CAgent_manager(void) {
+  return &CAgent_managerInterface;
+}
+
 // The protocol's opcodes and values the agent uses.
 enum {
   CAgent_managerEventToplevel = 0,

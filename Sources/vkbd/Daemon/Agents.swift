@@ -34,12 +34,14 @@ extension Daemon {
   /// A report of the active user's agent, or nil when none reports: the
   /// rule for the window, over the global settings, goes to the engine.
   private func focusChanged(_ report: FocusReport?) {
-    let before = context.rule?.index
     context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
-    if context.rule?.index != before {
-      logger.debug(
-        "app rule", metadata: ["rule": "\(context.rule.map { "\($0.index + 1) (\($0.rule.origin))" } ?? "none")"])
-    }
+    // The app id and the rule, never the title.
+    logger.debug(
+      "focus",
+      metadata: [
+        "app": "\(report.map { $0.window == 0 ? "(none)" : $0.app } ?? "(no agent)")",
+        "rule": "\(context.rule.map { "\($0.index + 1)" } ?? "-")",
+      ])
   }
 
   /// What `vkbd status` says of the focus, the rule and the agents.
