@@ -107,9 +107,8 @@ public enum AgentMessage: Equatable, Sendable {
     var message = try MessageFields(line)
     switch message.type {
     case "hello":
-      self = .hello(
-        agent: try message.string("agent", limit: AgentProtocol.maximumName),
-        source: try message.string("source", limit: AgentProtocol.maximumName))
+      // The daemon logs these two: plain words only.
+      self = .hello(agent: try message.word("agent"), source: try message.word("source"))
     case "focus":
       let window = try message.integer("window")
       guard window >= 0 else { throw AgentProtocolError("field 'window' must not be negative") }
@@ -210,6 +209,18 @@ private struct MessageFields {
     }
     return text
   }
+
+  /// A string of 1 to 64 letters, digits and `.+-_`.
+  mutating func word(_ key: String) throws(AgentProtocolError) -> String {
+    let text = try string(key, limit: 64)
+    guard !text.isEmpty, text.utf8.allSatisfy({ Self.wordBytes.contains($0) }) else {
+      throw AgentProtocolError("field '\(key)' must be letters, digits and .+-_")
+    }
+    return text
+  }
+
+  private static let wordBytes = Set(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_".utf8)
 
   mutating func integer(_ key: String) throws(AgentProtocolError) -> Int64 {
     switch take(key) {

@@ -101,26 +101,19 @@ struct VKBDAgent: ParsableCommand {
       }
     }
     focusSource.onFocus = { settler.take($0, at: monotonicMicroseconds()) }
-    var retry: Int64? = print ? nil : 0  // when to connect to the daemon next
-    func connectWhenDue(_ now: Int64) {
-      guard let due = retry, now >= due else { return }
-      daemon.connect()
-      retry = daemon.isConnected ? nil : now + Int64(DaemonLink.retryMilliseconds) * 1000
-    }
-    connectWhenDue(monotonicMicroseconds())
+    let timed: [Timed] = print ? [settler] : [settler, daemon]
+    daemon.tick(at: monotonicMicroseconds())  // connects at once
     try focusSource.start()
     try loop.run(
       [focusSource] + watches + (print ? [] : [daemon]),
       timeout: {
         let now = monotonicMicroseconds()
-        if !print && !daemon.isConnected && retry == nil { retry = now + Int64(DaemonLink.retryMilliseconds) * 1000 }
-        let due = [settler.due, retry].compactMap { $0 }.min()
+        let due = timed.compactMap(\.due).min()
         return due.map { Int32(clamping: max(0, ($0 - now + 999) / 1000)) } ?? -1
       },
       tick: {
         let now = monotonicMicroseconds()
-        settler.tick(at: now)
-        connectWhenDue(now)
+        for item in timed { item.tick(at: now) }
       })
   }
 
@@ -168,7 +161,7 @@ struct VKBDAgent: ParsableCommand {
 /// a compositor may deactivate one window before it activates the next),
 /// and the window report that follows within the delay replaces it. A
 /// report equal to the last one passed on is dropped.
-final class FocusSettler {
+final class FocusSettler: Timed {
   /// In microseconds.
   static let delay: Int64 = 50_000
 

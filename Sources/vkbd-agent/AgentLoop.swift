@@ -30,6 +30,14 @@ extension Pollable {
   func beforeWait() {}
 }
 
+/// Something that has work at a time of its own.
+protocol Timed: AnyObject {
+  /// When it has work, on CLOCK_MONOTONIC in microseconds; nil: none.
+  var due: Int64? { get }
+  /// Does the work that is due at `now`.
+  func tick(at now: Int64)
+}
+
 /// Where the agent learns the focused window.
 protocol FocusSource: Pollable {
   /// What the agent's hello calls it.

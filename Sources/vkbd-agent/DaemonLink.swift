@@ -4,10 +4,11 @@ import Logging
 
 /// The agent's connection to the daemon's agent socket: hello, then the
 /// focus whenever it changes and the daemon counts this agent's reports.
-/// Reconnects (every ``retryMilliseconds``) when the daemon is not there
-/// or restarts.
-final class DaemonLink: Pollable {
-  static let retryMilliseconds: Int32 = 1000
+/// Reconnects (every ``retryInterval``) when the daemon is not there or
+/// restarts.
+final class DaemonLink: Pollable, Timed {
+  /// In microseconds.
+  static let retryInterval: Int64 = 1_000_000
 
   let path: String
   private let source: String
@@ -19,6 +20,8 @@ final class DaemonLink: Pollable {
   /// The focus last learnt, sent again when the daemon starts counting.
   private var focus: FocusReport?
   private var loggedAbsence = false
+  /// When to try to connect next; nil while connected.
+  private(set) var due: Int64? = 0
 
   init(path: String, source: String, logger: Logger) {
     self.path = path
@@ -28,6 +31,13 @@ final class DaemonLink: Pollable {
 
   var isConnected: Bool { fd >= 0 }
   var pollFD: Int32? { fd >= 0 ? fd : nil }
+
+  /// Connects when it is time to try.
+  func tick(at now: Int64) {
+    guard let due, now >= due else { return }
+    connect()
+    self.due = isConnected ? nil : now + Self.retryInterval
+  }
 
   /// Connects and says hello; on failure, logs it once and stays away
   /// until the next try.
@@ -117,6 +127,7 @@ final class DaemonLink: Pollable {
     logger.notice("\(why); reconnecting")
     close(fd)
     fd = -1
+    due = monotonicMicroseconds() + Self.retryInterval
     received.removeAll()
     isActive = false
   }

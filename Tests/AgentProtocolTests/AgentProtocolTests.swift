@@ -53,6 +53,8 @@ import Testing
     (#"{"version":1,"type":"focus","window":1,"app":"a\u0"}"#, "four hex digits"),
     (#"{"version":1,"type":"focus","window":1,"app":"\ud800"}"#, "unpaired surrogate"),
     (#"{"version":1,"type":"hello","agent":"1"}"#, "field 'source' is missing"),
+    (#"{"version":1,"type":"hello","agent":"1","source":"x\nfake log line"}"#, "letters, digits and .+-_"),
+    (#"{"version":1,"type":"hello","agent":"","source":"x11"}"#, "letters, digits and .+-_"),
   ])
   func aBadMessageIsRefusedWithAReason(line: String, reason: String) {
     #expect {

@@ -105,6 +105,9 @@ class Desktop:
             return typed.read().split("\n")
 
     def close(self):
+        """Stops everything it started; again, it does nothing."""
+        if self.log.closed:
+            return
         for process in reversed(self.processes):
             process.terminate()
             try:

@@ -154,6 +154,20 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             print("  $ vkbd status (the end)\n" + "".join("  " + line + "\n" for line in text.splitlines()[-3:]))
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "Notes" not in log, "a window title reached a log"
+
+            # The daemon restarts: the agent connects again by itself and
+            # reports the window that has the focus.
+            daemon.stop()
+            restarted = time.time()
+            daemon, reader = started(config)
+            wait_grabbed(daemon, source.name)
+            wait_focus("vkbd-test-editor")
+            print("  the daemon restarted: the agent was back with the focus %.1f s after it was ready"
+                  % (time.time() - restarted))
+            # The session ends: the agent goes with it.
+            desktop.close()
+            assert agent.process.wait(timeout=30) == 0, agent.lines
+            assert "the Wayland compositor closed" in "\n".join(agent.lines), agent.lines
             print("  %.0f s with the desktop's start" % (time.time() - began))
         finally:
             desktop.close()

@@ -78,6 +78,7 @@ final class AgentServerUnderTest {
     agent.send(.hello(agent: "0.1.0", source: "x11"))
     let report = FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "~", role: .terminal)
     agent.send(.focus(report))
+    server.pump { server.reports.count == 1 }
     agent.send(.focus(FocusReport(window: 2, app: "firefox")))
     server.pump { server.reports.count == 2 }
     #expect(server.reports == [report, FocusReport(window: 2, app: "firefox")])
@@ -89,6 +90,30 @@ final class AgentServerUnderTest {
     server.pump { server.reports.count == 3 }
     #expect(server.reports.last == .some(nil))
     #expect(server.server.statuses.isEmpty)
+  }
+
+  @Test func ofABurstOfReportsOnlyTheLastOfEachReadIsApplied() throws {
+    let server = try AgentServerUnderTest()
+    let agent = server.connect()
+    defer { agent.close() }
+    server.pump { server.server.statuses.count == 1 }
+    // Two thousand reports at once: each read takes a dozen, of which the
+    // last is applied; the very last report is the one in force.
+    var burst: [UInt8] = []
+    for window in 1...2000 {
+      burst += AgentMessage.focus(FocusReport(window: Int64(window), app: "app\(window)")).encoded()
+    }
+    _ = fcntl(agent.fd, F_SETFL, O_NONBLOCK)
+    var sent = 0
+    while sent < burst.count {
+      let count = burst[sent...].withUnsafeBytes { Glibc.send(agent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if count > 0 { sent += count } else { server.pump { true } }
+    }
+    server.pump { server.reports.last??.window == 2000 }
+    #expect(server.reports.last == FocusReport(window: 2000, app: "app2000"))
+    #expect(server.reports.count < 2000 / 10, "\(server.reports.count) reports applied")
+    let windows = server.reports.compactMap { $0?.window }
+    #expect(windows == windows.sorted(), "in order")
   }
 
   @Test func anAgentOfAUserWhoIsNotActiveIsToldSoAndIgnoredUntilItIs() throws {

@@ -7,12 +7,16 @@ import Logging
 /// the agents of the users ``setActiveUsers(_:)`` names count; the others
 /// are told so and their reports are ignored. Bounded like the control
 /// socket: at most ``maximumConnections`` agents, ``maximumPerUser`` of one
-/// user, messages of ``AgentProtocol/maximumMessage`` bytes, one read per
-/// agent and loop turn, and a write that would block drops the agent. So no
-/// agent, however slow or hostile, delays a key.
+/// user, messages of ``AgentProtocol/maximumMessage`` bytes, one read of
+/// at most ``readSize`` bytes per agent and loop turn, of whose reports only
+/// the last is applied, and a write that would block drops the agent. So
+/// no agent, however slow or hostile, delays a key.
 final class AgentServer {
   static let maximumConnections = 32
   static let maximumPerUser = 4
+  /// What one read takes of an agent: a dozen reports at the most. A
+  /// longer message comes whole over several turns.
+  static let readSize = 2048
 
   var path: String { listener.path }
   private let listener: ListeningSocket
@@ -25,7 +29,7 @@ final class AgentServer {
   /// Users already logged for having too many agents.
   private var loggedCrowds: Set<uid_t> = []
   /// Where messages are read into, one read at a time.
-  private let chunk = UnsafeMutableRawPointer.allocate(byteCount: AgentProtocol.maximumMessage, alignment: 1)
+  private let chunk = UnsafeMutableRawPointer.allocate(byteCount: readSize, alignment: 1)
   /// Takes each report that counts, and nil when the agent whose report is
   /// in force has gone or no longer counts.
   var onFocus: (FocusReport?) -> Void = { _ in }
@@ -116,60 +120,64 @@ final class AgentServer {
     }
   }
 
-  /// Reads what the agent sent, once, and handles every whole line in it.
+  /// Reads what the agent sent, once, and reads every whole line in it;
+  /// of the focus reports only the last is applied, the others being past.
   private func receive(from agent: Int32) {
     guard connections[agent] != nil else { return }
-    let count = read(agent, chunk, AgentProtocol.maximumMessage)
+    let count = read(agent, chunk, Self.readSize)
     if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
     guard count > 0 else {
       drop(agent)
       return
     }
     connections[agent]!.received.append(contentsOf: UnsafeRawBufferPointer(start: chunk, count: count))
+    var latest: FocusReport?
     while let connection = connections[agent] {
       guard let newline = connection.received.firstIndex(of: UInt8(ascii: "\n")) else {
         if connection.received.count >= AgentProtocol.maximumMessage {
           refuse(agent, "message longer than \(AgentProtocol.maximumMessage) bytes")
         }
-        return
+        break
       }
       let line = connection.received[..<newline]
       connections[agent]!.received.removeSubrange(...newline)
-      let message: AgentMessage
       do {
-        message = try AgentMessage(decoding: line)
+        switch try AgentMessage(decoding: line) {
+        case .hello(let version, let source): hello(agent, version: version, source: source)
+        case .focus(let report): latest = report
+        }
       } catch {
         refuse(agent, error.message)
         return
       }
-      take(message, from: agent)
     }
+    if let latest, connections[agent] != nil { take(latest, from: agent) }
   }
 
-  private func take(_ message: AgentMessage, from agent: Int32) {
+  private func hello(_ agent: Int32, version: String, source: String) {
+    connections[agent]!.source = source
     let connection = connections[agent]!
-    switch message {
-    case .hello(let version, let source):
-      connections[agent]!.source = source
-      logger.info(
-        "session agent connected",
-        metadata: [
-          "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(source)", "agent": "\(version)",
-          "active": "\(connection.active)",
-        ])
-    case .focus(let report):
-      guard connection.active else {
-        if !connection.loggedIgnoring {
-          connections[agent]!.loggedIgnoring = true
-          logger.notice(
-            "ignoring the reports of a session agent: not the active session's user",
-            metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
-        }
-        return
+    logger.info(
+      "session agent connected",
+      metadata: [
+        "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(source)", "agent": "\(version)",
+        "active": "\(connection.active)",
+      ])
+  }
+
+  private func take(_ report: FocusReport, from agent: Int32) {
+    let connection = connections[agent]!
+    guard connection.active else {
+      if !connection.loggedIgnoring {
+        connections[agent]!.loggedIgnoring = true
+        logger.notice(
+          "ignoring the reports of a session agent: not the active session's user",
+          metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
       }
-      reporting = agent
-      onFocus(report)
+      return
     }
+    reporting = agent
+    onFocus(report)
   }
 
   /// Tells the agent why, and closes the connection. The message is the
