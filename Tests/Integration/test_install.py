@@ -34,6 +34,7 @@ def test_the_udev_rule_marks_the_virtual_keyboard():
     # holds the rule, as `make install` would put it.
     rules = "/etc/udev/rules.d"
     subprocess.run(["mount", "-t", "tmpfs", "rules", rules], check=True)
+    tested_nodes = [virtual_keyboard_node()]
     try:
         shutil.copy(os.path.join(REPO, "udev-rules", "70-vkbd.rules"), rules)
         event = os.path.basename(virtual_keyboard_node())
@@ -42,6 +43,7 @@ def test_the_udev_rule_marks_the_virtual_keyboard():
         properties = tested.stdout + tested.stderr
         assert "VKBD_VIRTUAL=1" in properties and "VKBD_IGNORE=1" in properties, properties[-2000:]
         source = vmlib.SourceKeyboard()
+        tested_nodes.append(source.device().path)
         other = os.path.basename(source.device().path)
         untouched = subprocess.run(["udevadm", "test", "--action=add", "/sys/class/input/" + other],
                                    capture_output=True, text=True, timeout=120)
@@ -49,4 +51,12 @@ def test_the_udev_rule_marks_the_virtual_keyboard():
         print("  udevadm test %s: VKBD_VIRTUAL=1 VKBD_IGNORE=1" % event)
     finally:
         subprocess.run(["umount", rules])
+        # udevadm test wrote udev's database for these device numbers, and no
+        # udevd runs here to forget them: a later device with the number
+        # of the virtual keyboard would read VKBD_IGNORE=1 from it.
+        for node in tested_nodes:
+            number = os.stat(node).st_rdev
+            database = "/run/udev/data/c%d:%d" % (os.major(number), os.minor(number))
+            if os.path.exists(database):
+                os.unlink(database)
     daemon.stop(signal.SIGTERM)

@@ -317,7 +317,7 @@ apps:
         Process(as_user(["openbox", "--sm-disable"], env))
         time.sleep(2)
         agent = Process(as_user([agent_binary()], env))
-        wait_status(lambda report: any(a["source"] == "x11" for a in report["focus"]["agents"]), "the agent")
+        wait_status(lambda report: any(a.get("source") == "x11" for a in report["focus"]["agents"]), "the agent")
         Process(as_user(["xmessage", "-name", "terminal-like", "-title", "shell", "one"], env))
         report = wait_focus("Xmessage")
         assert report["focus"]["rule"] == 1 and report["focus"]["ruleOrigin"].endswith(":3"), report["focus"]
