@@ -52,6 +52,13 @@ let package = Package(
     ),
     // The messages between the session agent and the daemon, which both link.
     .target(name: "AgentProtocol"),
+    // The --log-level option both executables take.
+    .target(
+      name: "LogOptions",
+      dependencies: [
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
     .target(
       name: "KeyboardEngine",
       dependencies: ["CEvdev"],
@@ -65,6 +72,7 @@ let package = Package(
         "CSystemd",
         "CYAML",
         "KeyboardEngine",
+        "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -82,6 +90,7 @@ let package = Package(
         "CAgent",
         "CSystemd",
         "CXCB",
+        "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],

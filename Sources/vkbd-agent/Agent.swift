@@ -2,6 +2,7 @@ import AgentProtocol
 import ArgumentParser
 import CAgent
 import Glibc
+import LogOptions
 import Logging
 
 /// `vkbd-agent`: tells the vkbd daemon which application has the focus in
@@ -51,26 +52,10 @@ struct VKBDAgent: ParsableCommand {
     name: .long, help: "Print each report as a line of JSON on standard output instead of sending it to the daemon.")
   var print = false
 
-  @Option(
-    name: .long,
-    help: ArgumentHelp(
-      "Log at LEVEL and above: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-  var logLevel = "info"
-
-  func validate() throws {
-    guard Logger.Level(rawValue: logLevel) != nil else {
-      throw ValidationError("'\(logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)")
-    }
-  }
+  @OptionGroup var log: LogOptions
 
   func run() throws {
-    let level = Logger.Level(rawValue: logLevel) ?? .info
-    LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = level
-      return handler
-    }
-    let logger = Logger(label: "vkbd-agent")
+    let logger = log.bootstrap(label: "vkbd-agent")
     do {
       try serve(logger: logger)
     } catch {

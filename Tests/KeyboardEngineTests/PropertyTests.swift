@@ -41,6 +41,28 @@ struct RandomTyping {
     return KeyEvent(code: key, value: .down, time: time)
   }
 
+  /// Types `steps` random events on `engine`, the timers due running
+  /// between them and `meanwhile` before each; then releases every key and
+  /// lets the timers run out. Returns what the engine emitted.
+  mutating func type(on engine: Engine, steps: Int, meanwhile: () -> Void = {}) -> [OutputKey] {
+    var output = KeyOutput()
+    func runTimers(until time: Instant) {
+      while let due = engine.nextDeadline, due <= time { engine.advance(to: due, into: &output) }
+    }
+    for _ in 0..<steps {
+      let event = next(withRepeats: true)
+      runTimers(until: time)
+      meanwhile()
+      if let event { engine.handle(event, into: &output) }
+    }
+    for event in releaseAll() {
+      runTimers(until: event.time)
+      engine.handle(event, into: &output)
+    }
+    runTimers(until: time.adding(milliseconds: 60_000))
+    return output.events
+  }
+
   /// Releases everything still held.
   mutating func releaseAll() -> [KeyEvent] {
     defer { held.removeAll() }
@@ -77,21 +99,7 @@ struct RandomTyping {
   func withEveryAidOnNoKeyStaysHeldOnceAllAreReleased(layoutName: String, seed: Int) {
     let engine = Engine(layout: Layouts.named(layoutName))
     var typing = RandomTyping(seed: UInt64(seed) &* 7919)
-    var output = KeyOutput()
-    func runTimers(until time: Instant) {
-      while let due = engine.nextDeadline, due <= time { engine.advance(to: due, into: &output) }
-    }
-    for _ in 0..<300 {
-      let event = typing.next(withRepeats: true)
-      runTimers(until: typing.time)
-      if let event { engine.handle(event, into: &output) }
-      output.removeAll()
-    }
-    for event in typing.releaseAll() {
-      runTimers(until: event.time)
-      engine.handle(event, into: &output)
-    }
-    runTimers(until: typing.time.adding(milliseconds: 60_000))
+    _ = typing.type(on: engine, steps: 300)
     #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
     #expect(engine.nextDeadline == nil)
   }
@@ -150,29 +158,17 @@ struct RandomTyping {
     let engine = Engine(layout: Layouts.named(layoutName), snippets: snippets)
     var typing = RandomTyping(seed: UInt64(seed) &* 6_700_417)
     var generator = SeededGenerator(state: UInt64(seed))
-    var output = KeyOutput()
-    func runTimers(until time: Instant) {
-      while let due = engine.nextDeadline, due <= time { engine.advance(to: due, into: &output) }
-    }
-    for _ in 0..<400 {
-      let event = typing.next(withRepeats: true)
-      runTimers(until: typing.time)
+    let output = typing.type(on: engine, steps: 400) {
       if Int.random(in: 0..<10, using: &generator) == 0 {
         engine.configuration = Self.configurations.randomElement(using: &generator)!
         engine.resetText()
       }
-      if let event { engine.handle(event, into: &output) }
     }
-    for event in typing.releaseAll() {
-      runTimers(until: event.time)
-      engine.handle(event, into: &output)
-    }
-    runTimers(until: typing.time.adding(milliseconds: 60_000))
     #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
     #expect(engine.nextDeadline == nil)
     // Every release follows its press on the output.
     var down = Set<UInt16>()
-    for key in output.events {
+    for key in output {
       if key.value == .up {
         #expect(down.remove(key.code) != nil, "seed \(seed): \(key.code) released while up")
       } else {

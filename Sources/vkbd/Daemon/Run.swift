@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import LogOptions
 import Logging
 
 extension VKBD {
@@ -24,26 +25,10 @@ extension VKBD {
     @Option(name: .long, help: ArgumentHelp("Read FILE instead of \(ConfigLoader.defaultPath).", valueName: "file"))
     var config: String?
 
-    @Option(
-      name: .long,
-      help: ArgumentHelp(
-        "Log at LEVEL and above: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
-    var logLevel = "info"
-
-    func validate() throws {
-      guard Logger.Level(rawValue: logLevel) != nil else {
-        throw ValidationError("'\(logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)")
-      }
-    }
+    @OptionGroup var log: LogOptions
 
     func run() throws {
-      let level = Logger.Level(rawValue: logLevel) ?? .info
-      LoggingSystem.bootstrap { label in
-        var handler = StreamLogHandler.standardError(label: label)
-        handler.logLevel = level
-        return handler
-      }
-      let logger = Logger(label: "vkbd")
+      let logger = log.bootstrap(label: "vkbd")
       let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
       let unsafe = configuration.filesOthersCouldEdit()
       guard unsafe.isEmpty else {

@@ -1,0 +1,33 @@
+import ArgumentParser
+import Logging
+
+/// `--log-level`, which the daemon and the session agent both take; they
+/// log to standard error, where the journal collects it.
+public struct LogOptions: ParsableArguments {
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Log at LEVEL and above: trace, debug, info, notice, warning, error, critical.", valueName: "level"))
+  public var logLevel = "info"
+
+  public init() {}
+
+  public func validate() throws {
+    guard Logger.Level(rawValue: logLevel) != nil else {
+      throw ValidationError("'\(logLevel)' is not a log level (trace, debug, info, notice, warning, error, critical)")
+    }
+  }
+
+  /// Sends every logger's messages of the level asked for and above to
+  /// standard error (`LoggingSystem.bootstrap`, once a process), and
+  /// returns the program's logger.
+  public func bootstrap(label: String) -> Logger {
+    let level = Logger.Level(rawValue: logLevel) ?? .info
+    LoggingSystem.bootstrap { label in
+      var handler = StreamLogHandler.standardError(label: label)
+      handler.logLevel = level
+      return handler
+    }
+    return Logger(label: label)
+  }
+}
