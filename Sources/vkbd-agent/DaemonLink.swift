@@ -45,17 +45,7 @@ final class DaemonLink: Pollable, Timed {
     guard fd < 0 else { return }
     let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard socketFD >= 0 else { return }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-      for (index, byte) in path.utf8.prefix(buffer.count - 1).enumerated() { buffer[index] = byte }
-    }
-    let status = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        Glibc.connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-      }
-    }
-    guard status == 0 else {
+    guard withSocketAddress(path, { Glibc.connect(socketFD, $0, $1) }) == 0 else {
       if !loggedAbsence {
         logger.notice(
           "the daemon is not listening; trying again every second",

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import Glibc
 import Logging

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Glibc
 
 /// A listening Unix stream socket on the event loop, non-blocking; the
