@@ -15,6 +15,20 @@ public enum AgentProtocol {
   public static let maximumTitle = 1024
   /// The longest app id, WM_CLASS field or source name, in UTF-8 bytes.
   public static let maximumName = 256
+  /// The most characters (Unicode scalars) of a field's text before the
+  /// cursor a report carries: the agent keeps the last ones
+  /// (``lastCharacters(_:)``).
+  public static let maximumFieldText = 256
+  /// The most groups a layout report names (XKB's limit).
+  public static let maximumGroups = 4
+
+  /// The last ``maximumFieldText`` characters of `text`, and whether that
+  /// is all of it.
+  public static func lastCharacters(_ text: Substring) -> (text: String, isWhole: Bool) {
+    let scalars = text.unicodeScalars
+    guard scalars.count > maximumFieldText else { return (String(text), true) }
+    return (String(String.UnicodeScalarView(scalars.suffix(maximumFieldText))), false)
+  }
 
   /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.
   public static func truncated(_ text: String, toBytes limit: Int) -> String {
@@ -71,6 +85,58 @@ public struct FocusReport: Equatable, Sendable {
   }
 }
 
+/// The focused text field, as an input method or the accessibility bus
+/// sees it. Private: the text is never logged and is kept only until the
+/// next report.
+public struct FieldReport: Equatable, Sendable {
+  /// Where it comes from: `input-method` or `at-spi`.
+  public var source: String
+  /// What the field is for; nil when no text field has the focus (or the
+  /// source cannot tell).
+  public var role: FieldRole?
+  /// The text before the cursor, at most ``AgentProtocol/maximumFieldText``
+  /// characters; nil when the source does not say.
+  public var before: String?
+  /// Whether `before` starts at the start of the field (it is all the text
+  /// before the cursor).
+  public var isFieldStart: Bool
+
+  public init(source: String, role: FieldRole? = nil, before: String? = nil, isFieldStart: Bool = false) {
+    self.source = source
+    self.role = role
+    self.before = before
+    self.isFieldStart = isFieldStart
+  }
+}
+
+/// The desktop's keyboard layout: the XKB names it compiles its keymap
+/// from, and the group in effect.
+public struct LayoutReport: Equatable, Sendable {
+  /// Where it comes from: `sway`, `x11`, `gnome-shell`, `kwin`.
+  public var source: String
+  public var rules: String
+  public var model: String
+  /// One to four layouts, comma-separated (`us,de`).
+  public var layout: String
+  public var variant: String
+  public var options: String
+  /// The group in effect, 0 first.
+  public var group: Int
+
+  public init(
+    source: String, rules: String = "evdev", model: String = "pc105", layout: String, variant: String = "",
+    options: String = "", group: Int = 0
+  ) {
+    self.source = source
+    self.rules = rules
+    self.model = model
+    self.layout = layout
+    self.variant = variant
+    self.options = options
+    self.group = group
+  }
+}
+
 /// Why a message was refused. It never quotes the message: it may hold a
 /// window title.
 public struct AgentProtocolError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -86,6 +152,10 @@ public enum AgentMessage: Equatable, Sendable {
   case hello(agent: String, source: String)
   /// The focus changed: another window, or the focused one's title or role.
   case focus(FocusReport)
+  /// The focused text field changed, or its text before the cursor.
+  case field(FieldReport)
+  /// The desktop's layout or its group changed.
+  case layout(LayoutReport)
 
   /// The message as one line, newline included.
   public func encoded() -> [UInt8] {
@@ -98,6 +168,17 @@ public enum AgentMessage: Equatable, Sendable {
       if let instance = focus.instance { fields.append(("instance", .string(instance))) }
       if let title = focus.title { fields.append(("title", .string(title))) }
       if let role = focus.role { fields.append(("role", .string(role.rawValue))) }
+    case .field(let field):
+      fields += [("type", .string("field")), ("source", .string(field.source))]
+      if let role = field.role { fields.append(("role", .string(role.rawValue))) }
+      if let before = field.before { fields.append(("before", .string(before))) }
+      if field.isFieldStart { fields.append(("start", .bool(true))) }
+    case .layout(let layout):
+      fields += [
+        ("type", .string("layout")), ("source", .string(layout.source)), ("rules", .string(layout.rules)),
+        ("model", .string(layout.model)), ("layout", .string(layout.layout)), ("variant", .string(layout.variant)),
+        ("options", .string(layout.options)), ("group", .integer(Int64(layout.group))),
+      ]
     }
     return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
   }
@@ -115,16 +196,41 @@ public enum AgentMessage: Equatable, Sendable {
       var focus = FocusReport(window: window, app: try message.string("app", limit: AgentProtocol.maximumName))
       focus.instance = try message.optionalString("instance", limit: AgentProtocol.maximumName)
       focus.title = try message.optionalString("title", limit: AgentProtocol.maximumTitle)
-      if let role = try message.optionalString("role", limit: AgentProtocol.maximumName) {
-        guard let known = FieldRole(rawValue: role) else {
-          throw AgentProtocolError(
-            "field 'role' must be one of \(FieldRole.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        focus.role = known
-      }
+      focus.role = try message.role()
       self = .focus(focus)
+    case "field":
+      var field = FieldReport(source: try message.word("source"))
+      field.role = try message.role()
+      if let before = try message.optionalString("before", limit: AgentProtocol.maximumMessage) {
+        guard before.unicodeScalars.count <= AgentProtocol.maximumFieldText else {
+          throw AgentProtocolError("field 'before' is longer than \(AgentProtocol.maximumFieldText) characters")
+        }
+        field.before = before
+      }
+      field.isFieldStart = try message.optionalBool("start") ?? false
+      guard field.before != nil || !field.isFieldStart else {
+        throw AgentProtocolError("field 'start' needs field 'before'")
+      }
+      self = .field(field)
+    case "layout":
+      var layout = LayoutReport(source: try message.word("source"), layout: "")
+      layout.rules = try message.xkbName("rules")
+      layout.model = try message.xkbName("model")
+      layout.layout = try message.xkbName("layout")
+      layout.variant = try message.xkbName("variant")
+      layout.options = try message.xkbName("options")
+      let groups = layout.layout.split(separator: ",", omittingEmptySubsequences: false).count
+      guard !layout.layout.isEmpty, groups <= AgentProtocol.maximumGroups else {
+        throw AgentProtocolError("field 'layout' must name 1 to \(AgentProtocol.maximumGroups) layouts")
+      }
+      let group = try message.integer("group")
+      guard group >= 0, group < groups else {
+        throw AgentProtocolError("field 'group' must be 0 to \(groups - 1) for \(groups) layouts")
+      }
+      layout.group = Int(group)
+      self = .layout(layout)
     default:
-      throw AgentProtocolError("unknown message type (hello, focus)")
+      throw AgentProtocolError("unknown message type (hello, focus, field, layout)")
     }
     try message.finish()
   }
@@ -230,13 +336,40 @@ private struct MessageFields {
     }
   }
 
-  mutating func bool(_ key: String) throws(AgentProtocolError) -> Bool {
+  mutating func optionalBool(_ key: String) throws(AgentProtocolError) -> Bool? {
     switch take(key) {
     case .bool(let flag)?: return flag
-    case nil: throw AgentProtocolError("field '\(key)' is missing")
+    case nil, .null?: return nil
     default: throw AgentProtocolError("field '\(key)' must be true or false")
     }
   }
+
+  mutating func bool(_ key: String) throws(AgentProtocolError) -> Bool {
+    guard let flag = try optionalBool(key) else { throw AgentProtocolError("field '\(key)' is missing") }
+    return flag
+  }
+
+  /// An optional field role.
+  mutating func role() throws(AgentProtocolError) -> FieldRole? {
+    guard let role = try optionalString("role", limit: AgentProtocol.maximumName) else { return nil }
+    guard let known = FieldRole(rawValue: role) else {
+      throw AgentProtocolError(
+        "field 'role' must be one of \(FieldRole.allCases.map(\.rawValue).joined(separator: ", "))")
+    }
+    return known
+  }
+
+  /// An XKB name list: letters, digits and `_-+:(),.` (what
+  /// xkeyboard-config names are made of), possibly empty.
+  mutating func xkbName(_ key: String) throws(AgentProtocolError) -> String {
+    let text = try string(key, limit: AgentProtocol.maximumName)
+    guard text.utf8.allSatisfy({ Self.xkbBytes.contains($0) }) else {
+      throw AgentProtocolError("field '\(key)' must be XKB names: letters, digits and _-+:(),.")
+    }
+    return text
+  }
+
+  private static let xkbBytes = wordBytes.union("-+:(),.".utf8)
 
   /// Refuses the fields no one took.
   func finish() throws(AgentProtocolError) {

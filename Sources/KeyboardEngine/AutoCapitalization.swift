@@ -14,18 +14,23 @@ struct AutoCapitalization {
   private var undo = UndoState.idle
 
   /// Whether caps is due at the end of `text`, walking back from the cursor.
-  static func isDue(in text: TextModel, capitalizeAfterReset: Bool) -> Bool {
+  /// `capitalizeFieldStart`: the start of a field a session agent reported
+  /// is where caps is due, as on a phone.
+  static func isDue(in text: TextModel, capitalizeAfterReset: Bool, capitalizeFieldStart: Bool) -> Bool {
     let count = text.count
-    // Rule 6: the start of the model after a reset is unknown, unless the
-    // option says it is the start of a field.
-    if count == 0 { return capitalizeAfterReset && !text.isTruncated }
+    // Rule 6: the start of the model is unknown, unless the agent said it is
+    // the start of the field, or the option says so after a reset.
+    let atStart = text.isFieldStart ? capitalizeFieldStart : capitalizeAfterReset && !text.isTruncated
+    if count == 0 { return atStart }
     var offset = 0
     // Rule 1: skip opening quotes and brackets.
     while offset < count, isOpening(text[fromEnd: offset]) { offset += 1 }
+    if offset == count { return text.isFieldStart && capitalizeFieldStart }
     // Rule 2: skip spaces and tabs; a newline capitalizes; no space, no caps.
     let spacesStart = offset
     while offset < count, text[fromEnd: offset] == " " || text[fromEnd: offset] == "\t" { offset += 1 }
     if offset < count, text[fromEnd: offset] == "\n" { return true }
+    if offset == count { return text.isFieldStart && capitalizeFieldStart }
     if offset == spacesStart { return false }
     // Rule 3: skip closing quotes and brackets.
     while offset < count, isClosing(text[fromEnd: offset]) { offset += 1 }

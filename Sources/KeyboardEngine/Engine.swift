@@ -11,7 +11,9 @@ import CEvdev
 /// ``advance(to:into:)`` when ``nextDeadline`` is due. Every event it does not
 /// change is emitted on the same call, in order (touch-down emission).
 public final class Engine {
-  public let layout: Layout
+  /// The keymap the application decodes our events with: the config's, or
+  /// the desktop's as a session agent reports it (``follow(_:group:)``).
+  public private(set) var layout: Layout
   /// What the engine does; changing it cancels every pending aid.
   public var configuration: EngineConfiguration {
     willSet { settle() }
@@ -55,7 +57,7 @@ public final class Engine {
   public var onNotice: ((EngineNotice) -> Void)?
 
   /// What the application makes of our output: its keymap state.
-  let decoder: KeystrokeDecoder
+  private(set) var decoder: KeystrokeDecoder
   /// How many devices hold each key down.
   var physicalHolds: [UInt8]
   /// Which keys are down on the virtual keyboard.
@@ -84,6 +86,11 @@ public final class Engine {
   var chain: ExpansionChain?
   /// Snippets whose refusal was already reported.
   var refusedSnippets: Set<Int> = []
+  /// A desktop layout reported while the engine typed: followed when it is done.
+  private var pendingLayout: Layout?
+  /// How many characters were typed in a row at the end of the text, with
+  /// no other edit between: how far behind a field report may be.
+  private var appendRun = 0
 
   /// Makes an engine with nothing held.
   public init(
@@ -136,7 +143,9 @@ public final class Engine {
   public func settle() {
     applyUnsettled()
     if capsDue == nil && configuration.autocapitalize && decodes {
-      capsDue = AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset)
+      capsDue = AutoCapitalization.isDue(
+        in: text, capitalizeAfterReset: configuration.capitalizeAfterReset,
+        capitalizeFieldStart: configuration.capitalizeFieldStart)
     }
   }
 
@@ -209,7 +218,86 @@ public final class Engine {
   public func resetText() {
     settle()
     text.reset()
+    appendRun = 0
     cancelAids()
+  }
+
+  /// Takes a session agent's report of the field's text before the cursor
+  /// (at most ``TextModel/capacity`` characters; `isFieldStart` when that is
+  /// all of it). A report that agrees with the text the engine typed, or
+  /// with it before its last few characters (the report was on its way
+  /// while they were typed), completes it; one that disagrees replaces it:
+  /// the report wins. Reports that come while the engine types text of its
+  /// own describe a state on the way and are left alone.
+  public func fieldReported(before reported: [Unicode.Scalar], isFieldStart: Bool) {
+    settle()
+    guard decodes, !typing.isActive, queuedHead == queuedEvents.count else { return }
+    for behind in 0...min(appendRun, Self.longestReportLag, text.count) {
+      let known = text.count - behind
+      guard Self.tailsAgree(text, droppingLast: behind, reported) else { continue }
+      // A report that starts the field with less than the model holds, or a
+      // model that starts the field with less than the report, disagrees.
+      if isFieldStart && reported.count < known { continue }
+      if text.isFieldStart && known < reported.count { continue }
+      if reported.count > known || (isFieldStart && !text.isFieldStart) {
+        let typed = (0..<behind).reversed().map { text[fromEnd: $0] }
+        text.replace(with: reported + typed, isFieldStart: isFieldStart)
+        appendRun = behind
+      }
+      return
+    }
+    text.replace(with: reported, isFieldStart: isFieldStart)
+    appendRun = 0
+    cancelAids()
+  }
+
+  /// Follows the desktop's keymap and group, as a session agent reports
+  /// them: decoding, capitals, the double-space period and expansions use
+  /// them from here on. A group alone reported while the engine types is
+  /// the echo of its own group switches and is left alone; another keymap
+  /// waits until the typing is done.
+  public func follow(_ desktop: Layout, group: Int) {
+    settle()
+    guard group >= 0, group < max(desktop.groupCount, 1) else { return }
+    if typing.isActive {
+      if desktop !== layout { pendingLayout = desktop }
+      pendingGroup = group
+      return
+    }
+    pendingLayout = nil
+    if desktop !== layout {
+      let fresh = KeystrokeDecoder(layout: desktop)
+      fresh.take(locksOf: decoder, group: group, down: outputDown)
+      layout = desktop
+      decoder = fresh
+      cancelAids()
+    } else if group != decoder.group {
+      decoder.resynchronize(down: outputDown, group: group)
+      cancelAids()
+    }
+    capsDue = nil
+  }
+
+  /// The group of the keymap that waits in ``pendingLayout``.
+  private var pendingGroup = 0
+
+  /// Follows the keymap reported while the engine typed, now that it is done.
+  func followPendingLayout() {
+    guard let pending = pendingLayout, !typing.isActive else { return }
+    follow(pending, group: pendingGroup)
+  }
+
+  /// The most characters a field report may lag behind the keys.
+  static let longestReportLag = 32
+
+  /// Whether `text` without its last `behind` characters and `reported` end
+  /// alike, over the length both have.
+  private static func tailsAgree(_ text: TextModel, droppingLast behind: Int, _ reported: [Unicode.Scalar]) -> Bool {
+    let overlap = min(text.count - behind, reported.count)
+    for offset in 0..<overlap where text[fromEnd: behind + offset] != reported[reported.count - 1 - offset] {
+      return false
+    }
+    return true
   }
 
   /// Releases every key held on the virtual keyboard and forgets the
@@ -360,7 +448,7 @@ public final class Engine {
     guard
       autoPeriod.shouldConvert(
         at: time, text: text, timeoutMilliseconds: configuration.doubleSpaceTimeoutMilliseconds),
-      let period = layout.typing(of: "."), period.stroke.group == decoder.group
+      let period = layout.typing(of: ".", from: decoder.group), period.stroke.group == decoder.group
     else {
       emit(code, .down, into: &output)
       autoPeriod.spaceTyped(at: time)
@@ -378,8 +466,11 @@ public final class Engine {
   /// Types the capital of a lowercase letter when caps is due (3.2).
   private func capitalize(_ code: UInt16, character: UInt32, into output: inout KeyOutput) -> Bool {
     guard let letter = Unicode.Scalar(character), !decoder.hasModifiers,
-      capsDue ?? AutoCapitalization.isDue(in: text, capitalizeAfterReset: configuration.capitalizeAfterReset),
-      let capital = layout.capitalStroke(of: letter), capital.group == decoder.group
+      capsDue
+        ?? AutoCapitalization.isDue(
+          in: text, capitalizeAfterReset: configuration.capitalizeAfterReset,
+          capitalizeFieldStart: configuration.capitalizeFieldStart),
+      let capital = layout.capitalStroke(of: letter, in: decoder.group)
     else { return false }
     if autoCapitalization.isUndone(letter) { return false }
     var index = 0
@@ -498,14 +589,18 @@ public final class Engine {
       if case .insert = edit { chain!.suffix += 1 } else if edit != .none { chain = nil }
     }
     switch edit {
-    case .none, .delete:
+    case .none:
       break
+    case .delete:
+      appendRun = 0
     case .insert("\t"), .move, .shortcut, .unknown:
       resetText()
     case .insert(let character):
       text.append(character)
+      appendRun &+= 1
     case .backspace:
       text.deleteBackward()
+      appendRun = 0
     }
   }
 }

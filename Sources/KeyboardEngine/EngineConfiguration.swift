@@ -11,6 +11,9 @@ public struct EngineConfiguration: Equatable, Sendable {
   /// Rule 6's option: treat the start of the text model after a reset as the
   /// start of a field, where caps is due.
   public var capitalizeAfterReset = false
+  /// An empty field, as a session agent reports it, capitalizes its first
+  /// letter (`autocapitalize_field_start`).
+  public var capitalizeFieldStart = true
   /// The double-space period (DESIGN 3.3).
   public var doubleSpacePeriod = true
   /// The double-space window, key-down to key-down.

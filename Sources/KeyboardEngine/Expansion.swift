@@ -44,7 +44,7 @@ struct TypingPlan {
     default:
       break
     }
-    if let typing = layout.typing(of: character) {
+    if let typing = layout.typing(of: character, from: group) {
       type(typing)
       return true
     }
@@ -54,13 +54,14 @@ struct TypingPlan {
   /// The Ctrl+Shift+U input of GTK and IBus: the chord, the code point in
   /// hex, then Space to commit.
   private mutating func typeCodePoint(_ character: Unicode.Scalar) -> Bool {
-    guard configuration.unicodeInput == .ctrlShiftU, let u = layout.typing(of: "u"), u.deadKey == nil else {
+    guard configuration.unicodeInput == .ctrlShiftU, let u = layout.typing(of: "u", from: group), u.deadKey == nil
+    else {
       return false
     }
     let digits = String(character.value, radix: 16).unicodeScalars
     var typings: [Typing] = []
     for digit in digits {
-      guard let typing = layout.typing(of: digit) else { return false }
+      guard let typing = layout.typing(of: digit, from: group) else { return false }
       typings.append(typing)
     }
     switchGroup(to: u.stroke.group)
@@ -318,6 +319,9 @@ extension Engine {
       emit(key.code, key.value, into: &output, applying: false)
       index += 1
     }
-    if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
+    if !typing.isActive {
+      followPendingLayout()
+      replayQueuedEvents(at: now, into: &output)
+    }
   }
 }

@@ -154,9 +154,19 @@ extension KeystrokeDecoder {
 
   /// Starts over from a fresh state with `down` keys held, for a decoder
   /// that was not fed for a while (the engine skips decoding when nothing
-  /// needs the text).
-  func resynchronize(down: [Bool]) {
+  /// needs the text). The locks stay; the group is `group`, or stays.
+  public func resynchronize(down: [Bool], group: Int? = nil) {
+    let locked = state.lockedModifiers
+    let lockedGroup = group ?? state.effectiveGroup
     state = XKBState(keymap: state.keymap)
+    state.lockGroup(lockedGroup, lockedModifiers: locked)
+    for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
+  }
+
+  /// Takes the locks of `other` (a decoder of another keymap the desktop
+  /// replaced) and locks `group`, with `down` keys held.
+  func take(locksOf other: KeystrokeDecoder, group: Int, down: [Bool]) {
+    state.lockGroup(group, lockedModifiers: other.state.lockedModifiers)
     for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
   }
 

@@ -85,9 +85,14 @@ public struct Typing: Equatable, Sendable {
 public final class Layout {
   public let names: LayoutNames
   let keymap: XKBKeymap
-  private var typings: [UInt32: Typing] = [:]
-  /// For each lowercase letter with a one-stroke capital: the capital's stroke.
-  private var capitals: [UInt32: Stroke] = [:]
+  /// For each group, the best way to type each character in that group.
+  private var groupTypings: [[UInt32: Typing]] = []
+  /// With a group-switch chord: the best way over all groups, for the
+  /// characters the group in effect lacks.
+  private var anyGroupTypings: [UInt32: Typing] = [:]
+  /// For each group and lowercase letter with a one-stroke capital in that
+  /// group: the capital's stroke.
+  private var capitals: [[UInt32: Stroke]] = []
   /// The chord that moves to the next group, for keymaps with several groups
   /// and an XKB option (`grp:…`) that defines one; nil otherwise.
   public private(set) var nextGroupChord: [UInt16]?
@@ -100,27 +105,35 @@ public final class Layout {
     self.names = names
     self.keymap = try XKBKeymap(names: names)
     nextGroupChord = groupCount > 1 ? probeNextGroupChord() : nil
+    groupTypings = Array(repeating: [:], count: max(groupCount, 1))
     let modifierKeys = probeModifierKeys()
     let keysyms = buildStrokeTable(modifierKeys: modifierKeys)
     buildDeadKeySequences(keysyms: keysyms)
     buildCapitals()
   }
 
-  /// How to type `character` on this layout, nil if it cannot be typed.
-  public func typing(of character: Unicode.Scalar) -> Typing? {
-    typings[character.value]
+  /// How to type `character` with `group` in effect: in that group, else
+  /// through a group switch when the layout has a chord for it; nil if it
+  /// cannot be typed.
+  public func typing(of character: Unicode.Scalar, from group: Int = 0) -> Typing? {
+    groupTypings[clamped(group)][character.value] ?? anyGroupTypings[character.value]
   }
 
-  /// The stroke that types the capital of the lowercase letter `letter`, nil
-  /// when the capital needs more than one stroke or is not on the layout.
-  public func capitalStroke(of letter: Unicode.Scalar) -> Stroke? {
-    capitals[letter.value]
+  /// The stroke that types the capital of the lowercase letter `letter` in
+  /// `group`, nil when the capital needs more than one stroke or is not there.
+  public func capitalStroke(of letter: Unicode.Scalar, in group: Int = 0) -> Stroke? {
+    capitals[clamped(group)][letter.value]
   }
 
-  /// Every character the layout can type, in code point order.
-  public var typeableCharacters: [Unicode.Scalar] {
-    typings.keys.sorted().compactMap(Unicode.Scalar.init)
+  /// Every character the layout can type with `group` in effect, in code
+  /// point order.
+  public func typeableCharacters(from group: Int = 0) -> [Unicode.Scalar] {
+    Set(groupTypings[clamped(group)].keys).union(anyGroupTypings.keys).sorted().compactMap(Unicode.Scalar.init)
   }
+
+  /// `group` within the keymap's groups (a group out of range wraps, as
+  /// XKB's default group action does; the callers check reports first).
+  private func clamped(_ group: Int) -> Int { group >= 0 && group < groupTypings.count ? group : 0 }
 
   // MARK: - Building the table
 
@@ -182,9 +195,7 @@ public final class Layout {
     let lastCode = min(xkb_keymap_max_keycode(map), 255)
     for xkbCode in xkb_keymap_min_keycode(map)...lastCode where xkbCode >= 8 {
       let code = UInt16(xkbCode - 8)
-      // Groups other than the first are reachable only through a group switch.
-      let groups = nextGroupChord == nil ? 1 : xkb_keymap_num_layouts_for_key(map, xkbCode)
-      for group in 0..<groups {
+      for group in 0..<xkb_keymap_num_layouts_for_key(map, xkbCode) {
         for level in 0..<xkb_keymap_num_levels_for_key(map, xkbCode, group) {
           var syms: UnsafePointer<xkb_keysym_t>?
           guard xkb_keymap_key_get_syms_by_level(map, xkbCode, group, level, &syms) == 1,
@@ -238,13 +249,17 @@ public final class Layout {
 
   /// Fills the capitals table from the character table.
   private func buildCapitals() {
-    for (value, typing) in typings where typing.deadKey == nil {
-      guard let letter = Unicode.Scalar(value), letter.properties.isLowercase else { continue }
-      let upper = letter.properties.uppercaseMapping.unicodeScalars
-      guard upper.count == 1, let capital = upper.first, capital != letter,
-        let capitalTyping = typings[capital.value], capitalTyping.deadKey == nil
-      else { continue }
-      capitals[value] = capitalTyping.stroke
+    capitals = groupTypings.map { typings in
+      var capitals: [UInt32: Stroke] = [:]
+      for (value, typing) in typings where typing.deadKey == nil {
+        guard let letter = Unicode.Scalar(value), letter.properties.isLowercase else { continue }
+        let upper = letter.properties.uppercaseMapping.unicodeScalars
+        guard upper.count == 1, let capital = upper.first, capital != letter,
+          let capitalTyping = typings[capital.value], capitalTyping.deadKey == nil
+        else { continue }
+        capitals[value] = capitalTyping.stroke
+      }
+      return capitals
     }
   }
 
@@ -252,18 +267,24 @@ public final class Layout {
   /// strokes, then keys every PC keyboard has (not KEY_EURO and other extra
   /// keys), then the first group, then fewer modifiers, then the lower key code.
   private func offer(_ typing: Typing, for character: UInt32) {
-    guard let current = typings[character] else {
-      typings[character] = typing
-      return
+    let group = typing.stroke.group
+    if let current = groupTypings[group][character] {
+      if Self.cost(typing) < Self.cost(current) { groupTypings[group][character] = typing }
+    } else {
+      groupTypings[group][character] = typing
     }
-    func cost(_ t: Typing) -> (Int, Int, Int, Int, UInt16) {
-      let strokes = t.strokes
-      return (
-        strokes.count, strokes.contains { $0.key > Self.lastPCKey } ? 1 : 0, t.stroke.group,
-        strokes.reduce(0) { $0 + $1.modifiers.count }, t.stroke.key
-      )
-    }
-    if cost(typing) < cost(current) { typings[character] = typing }
+    // Other groups are reachable only through a group switch.
+    guard nextGroupChord != nil else { return }
+    if let current = anyGroupTypings[character], Self.cost(current) <= Self.cost(typing) { return }
+    anyGroupTypings[character] = typing
+  }
+
+  private static func cost(_ t: Typing) -> (Int, Int, Int, Int, UInt16) {
+    let strokes = t.strokes
+    return (
+      strokes.count, strokes.contains { $0.key > Self.lastPCKey } ? 1 : 0, t.stroke.group,
+      strokes.reduce(0) { $0 + $1.modifiers.count }, t.stroke.key
+    )
   }
 
   /// The highest key code of a standard PC keyboard (KEY_COMPOSE).

@@ -1,7 +1,9 @@
 /// The characters typed since the last reset, oldest first (DESIGN 3.1).
 ///
-/// The text before the model's start is unknown. The model is a fixed ring of
-/// code points: appending, deleting and resetting never allocate.
+/// The text before the model's start is unknown, unless a session agent
+/// reported that the field starts there (``isFieldStart``). The model is a
+/// fixed ring of code points: appending, deleting and resetting never
+/// allocate.
 public struct TextModel: Sendable {
   /// How many characters the model keeps; older ones fall off the front.
   public static let capacity = 256
@@ -15,6 +17,9 @@ public struct TextModel: Sendable {
   /// True when older characters fell off the front, so the start of the model
   /// is certainly not the start of a field.
   public private(set) var isTruncated = false
+  /// True when the model's start is known to be the start of the text field
+  /// (a session agent reported the field's text).
+  public private(set) var isFieldStart = false
 
   /// An empty model: nothing known.
   public init() {
@@ -56,7 +61,12 @@ public struct TextModel: Sendable {
     ring[end] = character.value
     typedRing[end] = 0
     end = (end + 1) % Self.capacity
-    if count == Self.capacity { isTruncated = true } else { count += 1 }
+    if count == Self.capacity {
+      isTruncated = true
+      isFieldStart = false
+    } else {
+      count += 1
+    }
   }
 
   /// Removes the character before the cursor, with the combining marks on it,
@@ -76,6 +86,22 @@ public struct TextModel: Sendable {
   /// Forgets everything: the text before the cursor is unknown from here on.
   public mutating func reset() {
     count = 0
+    isTruncated = false
+    isFieldStart = false
+  }
+
+  /// Sets the model to `characters`, as a session agent reported the field:
+  /// `isFieldStart` when they are all the text before the cursor.
+  public mutating func replace(with characters: some Collection<Unicode.Scalar>, isFieldStart: Bool) {
+    reset()
+    for character in characters.suffix(Self.capacity) { append(character) }
+    isTruncated = characters.count > Self.capacity || !isFieldStart
+    self.isFieldStart = isFieldStart && !isTruncated
+  }
+
+  /// Marks the model's start as the field's start (a report agreed with it).
+  mutating func markFieldStart() {
+    isFieldStart = true
     isTruncated = false
   }
 

@@ -2,7 +2,7 @@ import CEvdev
 import Glibc
 
 /// The XKB names (RMLVO) that select a keymap, as in /etc/default/keyboard.
-public struct LayoutNames: Equatable, Sendable, CustomStringConvertible {
+public struct LayoutNames: Hashable, Sendable, CustomStringConvertible {
   public var rules: String
   public var model: String
   public var layout: String
@@ -277,9 +277,10 @@ final class XKBState {
 }
 
 extension XKBState {
-  /// Locks `group` with no modifier set (`xkb_state_update_mask`).
-  func lockGroup(_ group: Int) {
-    xkb_state_update_mask(state, 0, 0, 0, 0, 0, xkb_layout_index_t(group))
+  /// Locks `group` and the `locked` modifiers, with nothing else set, on a
+  /// state with no key down (`xkb_state_update_mask`).
+  func lockGroup(_ group: Int, lockedModifiers locked: UInt32 = 0) {
+    xkb_state_update_mask(state, 0, 0, locked, 0, 0, xkb_layout_index_t(group))
     effectiveModifiers = xkb_state_serialize_mods(state, XKB_STATE_MODS_EFFECTIVE)
     effectiveGroup = Int(xkb_state_serialize_layout(state, XKB_STATE_LAYOUT_EFFECTIVE))
   }

@@ -9,6 +9,12 @@ import Testing
     .focus(
       FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "vim ~/notes \"todo\"\n\t☃", role: .terminal)),
     .focus(FocusReport(window: 0, app: "")),
+    .field(FieldReport(source: "input-method", role: .text, before: "Thanks. \"Quoted\"\n", isFieldStart: true)),
+    .field(FieldReport(source: "at-spi", role: .password)),
+    .field(FieldReport(source: "input-method")),
+    .layout(
+      LayoutReport(source: "sway", layout: "us,de", variant: ",nodeadkeys", options: "grp:alt_shift_toggle", group: 1)),
+    .layout(LayoutReport(source: "x11", rules: "evdev", model: "pc104", layout: "fr", variant: "oss")),
   ])
   func everyMessageReadsBackAsItWasWritten(message: AgentMessage) throws {
     let line = message.encoded()
@@ -55,6 +61,29 @@ import Testing
     (#"{"version":1,"type":"hello","agent":"1"}"#, "field 'source' is missing"),
     (#"{"version":1,"type":"hello","agent":"1","source":"x\nfake log line"}"#, "letters, digits and .+-_"),
     (#"{"version":1,"type":"hello","agent":"","source":"x11"}"#, "letters, digits and .+-_"),
+    (#"{"version":1,"type":"field","source":"input-method","start":true}"#, "'start' needs field 'before'"),
+    (
+      #"{"version":1,"type":"field","source":"input-method","before":"\#(String(repeating: "é", count: 257))"}"#,
+      "longer than 256 characters"
+    ),
+    (#"{"version":1,"type":"field","source":"im","role":"secret"}"#, "field 'role' must be one of"),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"us;rm -rf","variant":"","options":"","group":0}"#,
+      "must be XKB names"
+    ),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"","variant":"","options":"","group":0}"#,
+      "1 to 4 layouts"
+    ),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"a,b,c,d,e","variant":"","options":"","group":0}"#,
+      "1 to 4 layouts"
+    ),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"us,de","variant":"","options":"","group":2}"#,
+      "'group' must be 0 to 1"
+    ),
+    (#"{"version":1,"type":"layout","source":"sway","layout":"us","group":0}"#, "field 'rules' is missing"),
   ])
   func aBadMessageIsRefusedWithAReason(line: String, reason: String) {
     #expect {
@@ -70,6 +99,7 @@ import Testing
       #"{"version":1,"type":"focus","window":1,"app":"a","title":5,"x":"\#(secret)"}"#,
       #"{"version":1,"type":"focus","window":1,"app":"a","title":"\#(secret)","role":"\#(secret)"}"#,
       #"{"version":1,"type":"focus","window":1,"app":"a","title":"\#(secret)"#,
+      #"{"version":1,"type":"field","source":"im","before":"\#(secret)","start":"\#(secret)"}"#,
     ]
     for line in lines {
       do {

@@ -25,7 +25,7 @@ import Testing
   @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru"])
   func everyTypeableCharacterRoundTrips(layoutName: String) {
     let layout = Layouts.named(layoutName)
-    let characters = layout.typeableCharacters
+    let characters = layout.typeableCharacters()
     #expect(characters.count > 90, "\(layoutName) types only \(characters.count) characters")
     for character in characters {
       let typing = layout.typing(of: character)!
@@ -40,7 +40,7 @@ import Testing
       KeyCode.capsLock, KeyCode.numLock, KeyCode.leftCtrl, KeyCode.rightCtrl, KeyCode.leftMeta,
       KeyCode.rightMeta, KeyCode.leftAlt,
     ]
-    for character in layout.typeableCharacters {
+    for character in layout.typeableCharacters() {
       for stroke in layout.typing(of: character)!.strokes {
         #expect(!stroke.modifiers.contains(where: forbidden.contains), "\(layoutName): \(character)")
         #expect(!forbidden.contains(stroke.key), "\(layoutName): \(character)")

@@ -8,7 +8,8 @@ enum ConfigLoader {
 
   /// The keys a config file may have at its top level.
   static let topLevelKeys = [
-    "autocapitalize", "autocapitalize_after_reset", "double_space_period", "double_space_timeout_ms",
+    "autocapitalize", "autocapitalize_after_reset", "autocapitalize_field_start", "double_space_period",
+    "double_space_timeout_ms",
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
     "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
   ]
@@ -114,6 +115,8 @@ enum ConfigLoader {
         engine.autocapitalize = reader.bool(value, key: key) ?? engine.autocapitalize
       case "autocapitalize_after_reset":
         engine.capitalizeAfterReset = reader.bool(value, key: key) ?? engine.capitalizeAfterReset
+      case "autocapitalize_field_start":
+        engine.capitalizeFieldStart = reader.bool(value, key: key) ?? engine.capitalizeFieldStart
       case "double_space_period":
         engine.doubleSpacePeriod = reader.bool(value, key: key) ?? engine.doubleSpacePeriod
       case "double_space_timeout_ms":

@@ -42,6 +42,7 @@ struct Configuration {
     # vkbd configuration (/etc/vkbd/config.yaml). See vkbd.yaml(5).
     autocapitalize: true
     autocapitalize_after_reset: false
+    autocapitalize_field_start: true
     double_space_period: true
     double_space_timeout_ms: 1100
     backspace:

@@ -169,7 +169,7 @@ enum Report {
     """
     vkbd \(status.version) is \(status.state) (pid \(status.pid), up \(duration(status.uptimeSeconds)))
     config    \(status.config) (loaded \(status.configLoaded))
-    layout    \(status.layout)
+    layout    \(status.layout)\(status.layoutOrigin.map { ", from \($0)" } ?? "")
     devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
     snippets  \(status.snippets)
 
@@ -182,6 +182,9 @@ enum Report {
     var lines: [String] = []
     if let app = focus.app {
       lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(focus.role.map { ", a \($0) field" } ?? "")")
+      lines.append(
+        "field     "
+          + (focus.fieldSource.map { "from \($0)" } ?? "from the app only (no input method or AT-SPI report)"))
     } else {
       lines.append("focus     unknown: no session agent of \(users) reports")
     }

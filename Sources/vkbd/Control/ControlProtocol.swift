@@ -63,6 +63,9 @@ struct StatusReport: Codable, Equatable {
   /// When the config was loaded, ISO 8601 UTC.
   var configLoaded: String
   var layout: String
+  /// Where the layout comes from: `config`, `desktop (SOURCE), group N`,
+  /// or `the system (FILES)`.
+  var layoutOrigin: String?
   var devicesGrabbed: Int
   var snippets: Int
   var uptimeSeconds: Int64
@@ -77,7 +80,11 @@ struct StatusReport: Codable, Equatable {
 struct FocusStatus: Codable, Equatable {
   /// The app id or X11 class; nil while no agent of the active user reports.
   var app: String?
+  /// The field's role, from the field source or the window's report.
   var role: String?
+  /// Where the field's role and text come from (`input-method`, `at-spi`);
+  /// nil: from the app only.
+  var fieldSource: String?
   /// The rule in force, numbered as `vkbd apps` lists them; nil: the global settings.
   var rule: Int?
   var ruleOrigin: String?

@@ -10,6 +10,10 @@ extension Daemon {
     let agents = try AgentServer(path: configuration.agentSocket, loop: loop, logger: logger)
     self.agents = agents
     agents.onFocus = { [unowned self] report in focusChanged(report) }
+    agents.onField = { [unowned self] report in
+      context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
+    }
+    agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
     if let fd = seat.fd { try loop.watch(fd, token: Token.seat) }
     seatChanged()
   }
@@ -44,12 +48,43 @@ extension Daemon {
       ])
   }
 
+  /// The desktop's layout as the active user's agent reports it (nil: no
+  /// agent reports one): the engine follows it, unless the config names a
+  /// layout. A report that does not compile is refused and the layout in
+  /// force stays.
+  func desktopLayoutChanged(_ report: LayoutReport?) {
+    guard let report else {
+      desktop.forget()
+      engine.follow(configuredLayout, group: 0)
+      return
+    }
+    do {
+      let (layout, group) = try desktop.take(report)
+      guard configuration.layout == nil else { return }
+      if layout !== engine.layout {
+        logger.info(
+          "following the desktop's layout", metadata: ["layout": "\(layout.names)", "from": "\(report.source)"])
+      }
+      engine.follow(layout, group: group)
+    } catch {
+      if error.isNew { logger.notice("\(error); the layout in force stays") }
+    }
+  }
+
+  /// The layout in force and where it comes from, for `vkbd status`.
+  var layoutOrigin: String {
+    if configuration.layout != nil { return "config" }
+    if let report = desktop.report { return "desktop (\(report.source)), group \(report.group + 1)" }
+    return "the system (\(SystemKeyboard.paths.joined(separator: " or ")))"
+  }
+
   /// What `vkbd status` says of the focus, the rule and the agents.
   func focusStatus() -> FocusStatus {
     let rule = context.rule
     let (users, fromLogind) = seat.activeUsers(sessionUsers: configuration.sessionUsers)
     return FocusStatus(
-      app: context.focus?.app, role: context.focus?.role?.rawValue, rule: rule.map { $0.index + 1 },
+      app: context.focus?.app, role: context.matched?.role?.rawValue, fieldSource: context.field?.source,
+      rule: rule.map { $0.index + 1 },
       ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
       seat: fromLogind ? "logind" : "session_users", activeUsers: users.map { UInt32($0) },
       agents: agents?.statuses ?? [])

@@ -32,6 +32,11 @@ final class Daemon {
   /// The focused window as the active user's agent reports it, and the app
   /// rule in force.
   var context = FocusContext()
+  /// The desktop's layout, as the active user's agent reports it.
+  var desktop = DesktopLayout()
+  /// The layout the config names, or the system's: the engine's when no
+  /// agent reports the desktop's.
+  var configuredLayout: Layout
   var statistics = Statistics()
   var sleepWatch = SleepWatch()
   let startTime = monotonicMicroseconds()
@@ -63,6 +68,7 @@ final class Daemon {
     let creation = BackgroundWork { Result { () throws(SystemError) in try VirtualKeyboard() } }
     do {
       engine = try Self.makeEngine(configuration, logger: logger)
+      configuredLayout = engine.layout
     } catch {
       _ = creation.wait()
       throw error
@@ -304,6 +310,7 @@ final class Daemon {
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
     engine = newEngine
+    configuredLayout = newEngine.layout
     context.apply(rules: fresh.apps, global: fresh.engine, to: engine)
     let now = Instant(microseconds: monotonicMicroseconds())
     for source in devices.grabbed {
@@ -315,6 +322,7 @@ final class Daemon {
     let devicesChanged = fresh.devices != configuration.devices
     let usersChanged = fresh.sessionUsers != configuration.sessionUsers
     configuration = fresh
+    if let report = desktop.report { desktopLayoutChanged(report) }
     if devicesChanged {
       devices.filter = fresh.devices
       for source in devices.all where devices.remove(source) { releaseKeys(of: source) }

@@ -33,6 +33,10 @@ final class AgentServer {
   /// Takes each report that counts, and nil when the agent whose report is
   /// in force has gone or no longer counts.
   var onFocus: (FocusReport?) -> Void = { _ in }
+  /// The same for the focused text field's reports.
+  var onField: (FieldReport?) -> Void = { _ in }
+  /// The same for the desktop layout's reports.
+  var onLayout: (LayoutReport?) -> Void = { _ in }
 
   private static let listenToken: UInt64 = 7
   private static let connectionTokenBase: UInt64 = 1 << 41
@@ -84,10 +88,7 @@ final class AgentServer {
       connections[agent]!.active.toggle()
       connections[agent]!.loggedIgnoring = false
       tell(agent, .session(active: !connection.active))
-      if connection.active && agent == reporting {
-        reporting = nil
-        onFocus(nil)
-      }
+      if connection.active && agent == reporting { stopReporting() }
     }
   }
 
@@ -121,7 +122,9 @@ final class AgentServer {
   }
 
   /// Reads what the agent sent, once, and reads every whole line in it;
-  /// of the focus reports only the last is applied, the others being past.
+  /// of each kind of report only the last is applied, the others being
+  /// past: the layout, then the focus, then the field (whose text follows
+  /// the focus's reset).
   private func receive(from agent: Int32) {
     guard connections[agent] != nil else { return }
     let count = read(agent, chunk, Self.readSize)
@@ -131,7 +134,7 @@ final class AgentServer {
       return
     }
     connections[agent]!.received.append(contentsOf: UnsafeRawBufferPointer(start: chunk, count: count))
-    var latest: FocusReport?
+    var latest = Reports()
     while let connection = connections[agent] {
       guard let newline = connection.received.firstIndex(of: UInt8(ascii: "\n")) else {
         if connection.received.count >= AgentProtocol.maximumMessage {
@@ -144,14 +147,24 @@ final class AgentServer {
       do {
         switch try AgentMessage(decoding: line) {
         case .hello(let version, let source): hello(agent, version: version, source: source)
-        case .focus(let report): latest = report
+        case .focus(let report): latest.focus = report
+        case .field(let report): latest.field = report
+        case .layout(let report): latest.layout = report
         }
       } catch {
         refuse(agent, error.message)
         return
       }
     }
-    if let latest, connections[agent] != nil { take(latest, from: agent) }
+    if !latest.isEmpty, connections[agent] != nil { take(latest, from: agent) }
+  }
+
+  /// The last report of each kind one read brought.
+  private struct Reports {
+    var focus: FocusReport?
+    var field: FieldReport?
+    var layout: LayoutReport?
+    var isEmpty: Bool { focus == nil && field == nil && layout == nil }
   }
 
   private func hello(_ agent: Int32, version: String, source: String) {
@@ -165,7 +178,7 @@ final class AgentServer {
       ])
   }
 
-  private func take(_ report: FocusReport, from agent: Int32) {
+  private func take(_ reports: Reports, from agent: Int32) {
     let connection = connections[agent]!
     guard connection.active else {
       if !connection.loggedIgnoring {
@@ -176,8 +189,19 @@ final class AgentServer {
       }
       return
     }
+    if reporting != agent && reporting != nil { stopReporting() }
     reporting = agent
-    onFocus(report)
+    if let layout = reports.layout { onLayout(layout) }
+    if let focus = reports.focus { onFocus(focus) }
+    if let field = reports.field { onField(field) }
+  }
+
+  /// The agent whose reports were in force is gone or no longer counts.
+  private func stopReporting() {
+    reporting = nil
+    onLayout(nil)
+    onFocus(nil)
+    onField(nil)
   }
 
   /// Tells the agent why, and closes the connection. The message is the
@@ -203,9 +227,6 @@ final class AgentServer {
     loop.unwatch(agent)
     close(agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
-    if agent == reporting {
-      reporting = nil
-      onFocus(nil)
-    }
+    if agent == reporting { stopReporting() }
   }
 }

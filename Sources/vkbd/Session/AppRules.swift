@@ -104,19 +104,36 @@ struct AppRules: Sendable {
   /// The config's rules followed by the built-in ones.
   init(user: [AppRule]) { rules = user + BuiltInRules.rules }
 
-  /// The first rule that matches `focus`, with its place in ``rules``.
+  /// The first rule that matches `focus`, with its place in ``rules``. In
+  /// a password or PIN field only a rule that names the role applies (the
+  /// built-in one makes it a pure pass-through): a rule for the app does not.
   func first(matching focus: FocusReport) -> (index: Int, rule: AppRule)? {
-    for (index, rule) in rules.enumerated() where rule.matches(focus) { return (index, rule) }
+    let secret = focus.role == .password || focus.role == .pin
+    for (index, rule) in rules.enumerated() where rule.matches(focus) && (!secret || rule.roles != nil) {
+      return (index, rule)
+    }
     return nil
   }
 }
 
-/// What the daemon (and `vkbd simulate`) knows of the focused window, and
-/// the settings the rules chose for it. Titles are kept only until the
-/// next report.
+/// What the daemon (and `vkbd simulate`) knows of the focused window and
+/// text field, and the settings the rules chose for them. Titles and text
+/// are kept only until the next report.
 struct FocusContext {
   /// The focused window, nil while no agent of the active user reports.
   private(set) var focus: FocusReport?
+  /// The focused text field, where an input method or the accessibility
+  /// bus tells; its role stands over the window's. Its text is not kept.
+  private(set) var field: FieldReport?
+
+  /// What the rules match: the window, with the field's role when a field
+  /// source knows it.
+  var matched: FocusReport? {
+    guard field?.role != nil || focus != nil else { return nil }
+    var matched = focus ?? FocusReport(window: 0, app: "")
+    matched.role = field?.role ?? focus?.role
+    return matched
+  }
   /// The rule in force, with its place among the rules; nil: the global settings.
   private(set) var rule: (index: Int, rule: AppRule)?
 
@@ -131,10 +148,21 @@ struct FocusContext {
     if moved { engine.resetText() }
   }
 
+  /// Takes a field report (nil when no agent reports any more): its role
+  /// chooses the rule with the window, then its text before the cursor
+  /// goes to the engine (``Engine/fieldReported(before:isFieldStart:)``).
+  mutating func update(_ report: FieldReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
+    field = report.map { FieldReport(source: $0.source, role: $0.role) }
+    apply(rules: rules, global: global, to: engine)
+    if let before = report?.before {
+      engine.fieldReported(before: Array(before.unicodeScalars), isFieldStart: report!.isFieldStart)
+    }
+  }
+
   /// Chooses the rule for the current focus and configures `engine` with
   /// it (also after a reload, on the new rules and engine).
   mutating func apply(rules: AppRules, global: EngineConfiguration, to engine: Engine) {
-    rule = focus.flatMap(rules.first(matching:))
+    rule = matched.flatMap(rules.first(matching:))
     let wanted = rule?.rule.settings.applied(to: global) ?? global
     if engine.configuration != wanted { engine.configuration = wanted }
   }

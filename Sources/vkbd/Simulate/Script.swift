@@ -17,6 +17,11 @@ enum ScriptStep: Equatable {
   case click
   /// The focus moves to a window of `app`, as a session agent reports it.
   case focus(app: String, role: FieldRole?, title: String?)
+  /// The text field's content before the cursor is set, and reported to
+  /// the engine as a session agent would.
+  case field(String)
+  /// The desktop switched to these layouts, with this group in effect.
+  case desktopLayout(LayoutNames, group: Int)
 }
 
 /// A script line that could not be read.
@@ -129,8 +134,30 @@ enum Script {
       return .click
     case "focus":
       return try focus(argument, fail: fail)
+    case "field":
+      guard argument.first == "\"" else { return .field(String(argument)) }
+      do {
+        return .field(try FlatJSON.parseString(argument))
+      } catch {
+        throw fail("bad string literal: \(error.message)")
+      }
+    case "desktop-layout":
+      let values = words()
+      guard (1...2).contains(values.count), let names = LayoutNames(parsing: String(values[0])) else {
+        throw fail("desktop-layout takes layouts like us,de or de(nodeadkeys), and a group from 0")
+      }
+      let groups = names.layout.split(separator: ",").count
+      guard groups <= AgentProtocol.maximumGroups else {
+        throw fail("a desktop layout has at most \(AgentProtocol.maximumGroups) groups")
+      }
+      guard values.count == 2 else { return .desktopLayout(names, group: 0) }
+      guard let group = Int(values[1]), group >= 0, group < groups else {
+        throw fail("'\(values[1])' is not a group of \(values[0]) (0 to \(groups - 1))")
+      }
+      return .desktopLayout(names, group: group)
     default:
-      throw fail("unknown command '\(command)' (type, tap, press, release, wait, hold, click, focus)")
+      throw fail(
+        "unknown command '\(command)' (type, tap, press, release, wait, hold, click, focus, field, desktop-layout)")
     }
   }
 }

@@ -36,12 +36,22 @@ extension VKBD {
                           ROLE is the field's role (text, entry, terminal, password,
                           pin, url, email, number) or - for none; TITLE is the rest of
                           the line, or a JSON string literal: focus firefox - Gmail
+          field TEXT      the text field now holds TEXT before the cursor (the rest of
+                          the line, or a JSON string literal; field "" is an empty
+                          field), and the engine hears it as from a session agent's
+                          input method: field "Thanks. " then type see gives See
+          desktop-layout NAMES [GROUP]
+                          the desktop switched to the layouts NAMES (us,de or
+                          de(nodeadkeys)) with GROUP in effect (0 first, default 0):
+                          the engine and the text field both follow, as they do
+                          when a session agent reports the desktop's layout
 
         The simulated desktop repeats a held key itself (250 ms, then every 33 ms).
 
         CONFIG KEYS (--config FILE, YAML; defaults shown)
           autocapitalize: true             capitalize the first letter of a sentence
           autocapitalize_after_reset: false  treat the start after a reset as a field start
+          autocapitalize_field_start: true  capitalize the first letter of an empty field
           double_space_period: true        two spaces after a word type ". "
           double_space_timeout_ms: 1100    the second space's window, key-down to key-down
           backspace:
@@ -163,10 +173,7 @@ struct SimulationResult {
     var simulator = Simulator(engine: engine, rules: rules)
     try simulator.run(Script.parse(script))
     simulator.finish()
-    var field = TextField(layout: layout)
-    for (time, key) in simulator.transcript { field.receive(key, at: time) }
-    field.repeatHeldKey(until: simulator.clock)
     transcript = simulator.transcript
-    text = field.text
+    text = simulator.fieldText
   }
 }

@@ -29,11 +29,20 @@ struct Simulator {
   /// The group the simulated typist has switched the keyboard to.
   private var group = 0
   private var output = KeyOutput()
+  /// The application's text field, receiving the virtual keyboard's events
+  /// as they go out.
+  private(set) var field: TextField
+  /// The desktop's layouts, as `desktop-layout` switches them.
+  private var desktop = DesktopLayout()
+  /// The options of the config's layout, which a desktop layout keeps.
+  private let options: String
 
   init(engine: Engine, rules: AppRules = AppRules(user: [])) {
     self.engine = engine
     self.rules = rules
     global = engine.configuration
+    field = TextField(layout: engine.layout)
+    options = engine.layout.names.options
   }
 
   /// Runs every step of a script.
@@ -77,6 +86,31 @@ struct Simulator {
       window += 1
       let report = FocusReport(window: window, app: app, title: title, role: role)
       context.update(report, rules: rules, global: global, engine: engine)
+    case .field(let text):
+      runTimers(before: clock)
+      field.repeatHeldKey(until: clock)
+      field.set(text)
+      // What an agent reports: the last characters before the cursor.
+      let before = field.textBeforeCursor
+      let report = FieldReport(
+        source: "simulate", role: context.field?.role,
+        before: String(String.UnicodeScalarView(before.suffix(AgentProtocol.maximumFieldText))),
+        isFieldStart: before.count <= AgentProtocol.maximumFieldText)
+      context.update(report, rules: rules, global: global, engine: engine)
+    case .desktopLayout(let names, let group):
+      runTimers(before: clock)
+      let report = LayoutReport(
+        source: "simulate", rules: names.rules, model: names.model, layout: names.layout, variant: names.variant,
+        options: options, group: group)
+      do {
+        let (layout, group) = try desktop.take(report)
+        engine.follow(layout, group: group)
+        field.repeatHeldKey(until: clock)
+        field.follow(layout, group: group)
+        self.group = group
+      } catch {
+        throw ScriptError(line: line, message: error.description)
+      }
     }
   }
 
@@ -85,7 +119,11 @@ struct Simulator {
   mutating func finish() {
     runTimers(before: clock.adding(milliseconds: Self.settleLimit))
     if let last = transcript.last?.time, last > clock { clock = last }
+    field.repeatHeldKey(until: clock)
   }
+
+  /// What the application's text field shows.
+  var fieldText: String { field.text }
 
   /// The strokes a person types for `character`, with the group switches
   /// that reach the stroke's group.
@@ -95,7 +133,7 @@ struct Simulator {
     case "\t": return [Stroke(key: KeyCode.tab, group: group)]
     default: break
     }
-    guard let typing = layout.typing(of: character) else {
+    guard let typing = layout.typing(of: character, from: group) else {
       let hex = String(character.value, radix: 16, uppercase: true)
       throw ScriptError(
         line: line,
@@ -139,7 +177,10 @@ struct Simulator {
   }
 
   private mutating func record(at time: Instant) {
-    for key in output.events { transcript.append((time, key)) }
+    for key in output.events {
+      transcript.append((time, key))
+      field.receive(key, at: time)
+    }
     output.removeAll()
   }
 }

@@ -9,7 +9,7 @@ struct TextField {
   static let repeatDelay: Int64 = 250
   static let repeatInterval: Int64 = 33
 
-  private let decoder: KeystrokeDecoder
+  private var decoder: KeystrokeDecoder
   private(set) var characters: [Unicode.Scalar] = []
   private(set) var cursor = 0
   /// The key the desktop is repeating and when it repeats next.
@@ -19,6 +19,22 @@ struct TextField {
   private var codePoint: [Unicode.Scalar]?
 
   init(layout: Layout) { decoder = KeystrokeDecoder(layout: layout) }
+
+  /// The field's content is `text`, with the cursor at its end.
+  mutating func set(_ text: String) {
+    characters = Array(text.unicodeScalars)
+    cursor = characters.count
+  }
+
+  /// The text before the cursor.
+  var textBeforeCursor: [Unicode.Scalar] { Array(characters[..<cursor]) }
+
+  /// The desktop switched to `layout` with `group` locked: the field
+  /// decodes what follows with it.
+  mutating func follow(_ layout: Layout, group: Int) {
+    decoder = KeystrokeDecoder(layout: layout)
+    decoder.resynchronize(down: [], group: group)
+  }
 
   /// The field's text.
   var text: String {

@@ -1,0 +1,79 @@
+import CEvdev
+import Testing
+
+@testable import KeyboardEngine
+
+/// A session agent's reports of the field's text, against what the engine
+/// typed itself: agreement completes the model, disagreement replaces it.
+@Suite struct FieldReportTests {
+  static func driver() -> EngineDriver {
+    var configuration = EngineConfiguration()
+    configuration.backspace.accelerate = false
+    return EngineDriver(configuration: configuration)
+  }
+
+  static func scalars(_ text: String) -> [Unicode.Scalar] { Array(text.unicodeScalars) }
+
+  @Test func aReportBehindTheLastKeysKeepsThem() {
+    var driver = Self.driver()
+    driver.engine.fieldReported(before: Self.scalars("Hi "), isFieldStart: true)
+    for key in [KEY_T, KEY_H, KEY_E] { driver.tap(key) }
+    // The report left the application before "e" arrived there.
+    driver.engine.fieldReported(before: Self.scalars("Hi th"), isFieldStart: true)
+    #expect(driver.engine.text.text == "Hi the" && driver.engine.text.isFieldStart, "\(driver.engine.text.text)")
+  }
+
+  @Test func aReportThatDisagreesWins() {
+    var driver = Self.driver()
+    driver.engine.fieldReported(before: Self.scalars("Hi"), isFieldStart: true)
+    for key in [KEY_A, KEY_B, KEY_C] { driver.tap(key) }
+    // The cursor is elsewhere now: no state the engine went through.
+    driver.engine.fieldReported(before: Self.scalars("Done. "), isFieldStart: false)
+    #expect(driver.engine.text.text == "Done. " && !driver.engine.text.isFieldStart)
+    driver.tap(KEY_X)
+    #expect(driver.emitted.suffix(6).contains(OutputKey(code: UInt16(KEY_LEFTSHIFT), value: .down)))
+  }
+
+  @Test func aReportWithMoreTextCompletesTheModel() {
+    var driver = Self.driver()
+    driver.tap(KEY_A)
+    driver.engine.fieldReported(before: Self.scalars("It is a"), isFieldStart: true)
+    #expect(driver.engine.text.text == "It is a" && driver.engine.text.isFieldStart)
+  }
+
+  @Test func aLateReportOfWhereTheClickWasCompletesTheTextTypedSince() {
+    var driver = Self.driver()
+    driver.engine.resetText()  // a click
+    for key in [KEY_A, KEY_B] { driver.tap(key) }
+    driver.engine.fieldReported(before: Self.scalars("Done. "), isFieldStart: false)
+    #expect(driver.engine.text.text == "Done. ab" && !driver.engine.text.isFieldStart)
+    driver.engine.fieldReported(before: [], isFieldStart: true)
+    // Now it disagrees: the field is empty, whatever the engine typed.
+    #expect(driver.engine.text.isEmpty && driver.engine.text.isFieldStart)
+  }
+
+  @Test func theFieldStartIsLostWhenTheModelOverflows() {
+    var model = TextModel()
+    model.replace(with: Self.scalars("ab"), isFieldStart: true)
+    #expect(model.isFieldStart && !model.isTruncated)
+    for _ in 0..<TextModel.capacity { model.append("x") }
+    #expect(!model.isFieldStart && model.isTruncated)
+    model.replace(with: Array(repeating: "y", count: TextModel.capacity + 1), isFieldStart: true)
+    #expect(!model.isFieldStart && model.count == TextModel.capacity)
+  }
+
+  @Test func theEngineFollowsTheDesktopsGroup() throws {
+    let layout = try Layout(names: LayoutNames(layout: "us,ru"))
+    var driver = EngineDriver(layout: layout, configuration: EngineConfiguration())
+    driver.engine.follow(layout, group: 1)
+    driver.tap(KEY_F)  // а on the Russian layout
+    #expect(driver.engine.text.text == "а")
+    driver.engine.follow(layout, group: 0)
+    driver.tap(KEY_F)
+    #expect(driver.engine.text.text == "аf")
+    // A group the keymap lacks changes nothing.
+    driver.engine.follow(layout, group: 5)
+    driver.tap(KEY_F)
+    #expect(driver.engine.text.text == "аff")
+  }
+}
