@@ -38,7 +38,7 @@ let package = Package(
     .systemLibrary(
       name: "CXCB",
       pkgConfig: "xcb",
-      providers: [.apt(["libxcb1-dev"])]
+      providers: [.apt(["libxcb1-dev", "libxcb-xkb-dev"])]
     ),
     // libwayland-client with the wlr-foreign-toplevel interfaces, for the agent.
     .target(

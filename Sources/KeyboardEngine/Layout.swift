@@ -85,14 +85,17 @@ public struct Typing: Equatable, Sendable {
 public final class Layout {
   public let names: LayoutNames
   let keymap: XKBKeymap
-  /// For each group, the best way to type each character in that group.
+  /// For each group, the best way to type each character in that group
+  /// (while the table is built).
   private var groupTypings: [[UInt32: Typing]] = []
+  /// The same in one table, keyed by ``key(_:_:)``: one lookup a key.
+  private var typings: [UInt32: Typing] = [:]
   /// With a group-switch chord: the best way over all groups, for the
   /// characters the group in effect lacks.
   private var anyGroupTypings: [UInt32: Typing] = [:]
   /// For each group and lowercase letter with a one-stroke capital in that
-  /// group: the capital's stroke.
-  private var capitals: [[UInt32: Stroke]] = []
+  /// group: the capital's stroke, keyed by ``key(_:_:)``.
+  private var capitals: [UInt32: Stroke] = [:]
   /// The chord that moves to the next group, for keymaps with several groups
   /// and an XKB option (`grp:…`) that defines one; nil otherwise.
   public private(set) var nextGroupChord: [UInt16]?
@@ -109,31 +112,35 @@ public final class Layout {
     let modifierKeys = probeModifierKeys()
     let keysyms = buildStrokeTable(modifierKeys: modifierKeys)
     buildDeadKeySequences(keysyms: keysyms)
-    buildCapitals()
+    buildTables()
   }
 
   /// How to type `character` with `group` in effect: in that group, else
   /// through a group switch when the layout has a chord for it; nil if it
   /// cannot be typed.
   public func typing(of character: Unicode.Scalar, from group: Int = 0) -> Typing? {
-    groupTypings[clamped(group)][character.value] ?? anyGroupTypings[character.value]
+    typings[Self.key(clamped(group), character.value)] ?? anyGroupTypings[character.value]
   }
 
   /// The stroke that types the capital of the lowercase letter `letter` in
   /// `group`, nil when the capital needs more than one stroke or is not there.
   public func capitalStroke(of letter: Unicode.Scalar, in group: Int = 0) -> Stroke? {
-    capitals[clamped(group)][letter.value]
+    capitals[Self.key(clamped(group), letter.value)]
   }
 
   /// Every character the layout can type with `group` in effect, in code
   /// point order.
   public func typeableCharacters(from group: Int = 0) -> [Unicode.Scalar] {
-    Set(groupTypings[clamped(group)].keys).union(anyGroupTypings.keys).sorted().compactMap(Unicode.Scalar.init)
+    let inGroup = typings.keys.filter { $0 >> 24 == clamped(group) }.map { $0 & 0xFF_FFFF }
+    return Set(inGroup).union(anyGroupTypings.keys).sorted().compactMap(Unicode.Scalar.init)
   }
 
   /// `group` within the keymap's groups (a group out of range wraps, as
   /// XKB's default group action does; the callers check reports first).
-  private func clamped(_ group: Int) -> Int { group >= 0 && group < groupTypings.count ? group : 0 }
+  private func clamped(_ group: Int) -> Int { group >= 0 && group < max(groupCount, 1) ? group : 0 }
+
+  /// A table key: the group above the code point (below 2^21).
+  private static func key(_ group: Int, _ character: UInt32) -> UInt32 { UInt32(group) << 24 | character }
 
   // MARK: - Building the table
 
@@ -195,17 +202,22 @@ public final class Layout {
     let lastCode = min(xkb_keymap_max_keycode(map), 255)
     for xkbCode in xkb_keymap_min_keycode(map)...lastCode where xkbCode >= 8 {
       let code = UInt16(xkbCode - 8)
-      for group in 0..<xkb_keymap_num_layouts_for_key(map, xkbCode) {
-        for level in 0..<xkb_keymap_num_levels_for_key(map, xkbCode, group) {
+      let keyGroups = xkb_keymap_num_layouts_for_key(map, xkbCode)
+      guard keyGroups > 0 else { continue }
+      for group in 0..<xkb_layout_index_t(max(groupCount, 1)) {
+        // A key with fewer groups than the keymap wraps the others onto its
+        // own (XKB's default); `produces` below checks it on a real state.
+        let keyGroup = group % keyGroups
+        for level in 0..<xkb_keymap_num_levels_for_key(map, xkbCode, keyGroup) {
           var syms: UnsafePointer<xkb_keysym_t>?
-          guard xkb_keymap_key_get_syms_by_level(map, xkbCode, group, level, &syms) == 1,
+          guard xkb_keymap_key_get_syms_by_level(map, xkbCode, keyGroup, level, &syms) == 1,
             let keysym = syms?.pointee
           else { continue }
           let character = xkb_keysym_to_utf32(keysym)
           let isDeadKey = XKBKeymap.isDeadKey(keysym)
           guard isDeadKey || Self.isPrintable(character) else { continue }
           let maskCount = xkb_keymap_key_get_mods_for_level(
-            map, xkbCode, group, level, &masks, masks.count)
+            map, xkbCode, keyGroup, level, &masks, masks.count)
           var best: ModifierKeys?
           for mask in masks.prefix(maskCount) where mask & ~allowed == 0 {
             if let keys = self.modifierKeys(for: mask, from: modifierKeys),
@@ -247,20 +259,20 @@ public final class Layout {
     }
   }
 
-  /// Fills the capitals table from the character table.
-  private func buildCapitals() {
-    capitals = groupTypings.map { typings in
-      var capitals: [UInt32: Stroke] = [:]
-      for (value, typing) in typings where typing.deadKey == nil {
-        guard let letter = Unicode.Scalar(value), letter.properties.isLowercase else { continue }
+  /// Moves the tables of the groups into one, and fills the capitals table.
+  private func buildTables() {
+    for (group, typings) in groupTypings.enumerated() {
+      for (value, typing) in typings {
+        self.typings[Self.key(group, value)] = typing
+        guard typing.deadKey == nil, let letter = Unicode.Scalar(value), letter.properties.isLowercase else { continue }
         let upper = letter.properties.uppercaseMapping.unicodeScalars
         guard upper.count == 1, let capital = upper.first, capital != letter,
           let capitalTyping = typings[capital.value], capitalTyping.deadKey == nil
         else { continue }
-        capitals[value] = capitalTyping.stroke
+        capitals[Self.key(group, value)] = capitalTyping.stroke
       }
-      return capitals
     }
+    groupTypings = []
   }
 
   /// Keeps `typing` for `character` if it beats the one in the table: fewer

@@ -16,8 +16,11 @@ struct VKBDAgent: ParsableCommand {
       Runs as the logged-in user, started with the graphical session (the systemd user \
       unit vkbd-agent.service, or the XDG autostart entry). It learns the focused window \
       from the desktop and reports its app id and title to the daemon at every change, \
-      so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it. It reconnects \
-      when the daemon restarts and exits when the session ends. Window titles are sent \
+      so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it; where the desktop \
+      tells them, also the focused text field's role and the text before its cursor (the \
+      Wayland input method protocol, else AT-SPI) and the keyboard layout and group \
+      (sway IPC, X11 XKB, the GNOME extension, KDE's keyboard service). It reconnects \
+      when the daemon restarts and exits when the session ends. Window titles and field text go \
       to the daemon only, never logged.
 
       SOURCES (--source auto picks the first that the session offers)
@@ -77,20 +80,28 @@ struct VKBDAgent: ParsableCommand {
     let (focusSource, watches) = try openSource(environment, logger: logger)
     logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
     let daemon = DaemonLink(path: socket, source: focusSource.name, logger: logger)
-    let settler = FocusSettler { [print] focus in
-      if print {
-        var output = StandardOutput()
-        Swift.print(String(decoding: AgentMessage.focus(focus).encoded().dropLast(), as: UTF8.self), to: &output)
-      } else {
-        daemon.report(focus)
-      }
+    let printed = { (message: AgentMessage) in
+      var output = StandardOutput()
+      Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
+    let settler = FocusSettler { [print] focus in print ? printed(.focus(focus)) : daemon.report(focus) }
     focusSource.onFocus = { settler.take($0, at: monotonicMicroseconds()) }
+    let fieldSource = openFieldSource(environment, logger: logger)
+    fieldSource?.onField = { [print] field in print ? printed(.field(field)) : daemon.report(field) }
+    let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
+    layoutSource?.onLayout = { [print] layout in print ? printed(.layout(layout)) : daemon.report(layout) }
+    logger.info(
+      "sources",
+      metadata: [
+        "focus": "\(focusSource.name)", "field": "\(fieldSource?.name ?? "none")",
+        "layout": "\(layoutSource?.name ?? "none")",
+      ])
     let timed: [Timed] = print ? [settler] : [settler, daemon]
     daemon.tick(at: monotonicMicroseconds())  // connects at once
     try focusSource.start()
+    let extra: [Pollable] = [fieldSource, layoutSource].compactMap { $0 }.filter { $0 !== focusSource }
     try loop.run(
-      [focusSource] + watches + (print ? [] : [daemon]),
+      [focusSource] + extra + watches + (print ? [] : [daemon]),
       timeout: {
         let now = monotonicMicroseconds()
         let due = timed.compactMap(\.due).min()
@@ -129,6 +140,50 @@ struct VKBDAgent: ParsableCommand {
     }
     guard environment.x11 else { throw AgentExit("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set") }
     return (try X11Source(), [])
+  }
+
+  /// Where the field's role and text come from: the compositor's input
+  /// method protocol on Wayland where no other input method holds the
+  /// seat, else the accessibility bus; nil: from the app only.
+  private func openFieldSource(_ environment: SessionEnvironment, logger: Logger) -> FieldSource? {
+    if environment.wayland {
+      do {
+        return try InputMethodSource(logger: logger)
+      } catch {
+        logger.info("no input method: \(error.message)")
+      }
+    }
+    do {
+      return try AccessibilitySource(logger: logger)
+    } catch {
+      logger.info("no accessibility bus: \(error.message)")
+      return nil
+    }
+  }
+
+  /// Where the desktop's layout comes from: sway's IPC, the GNOME Shell
+  /// extension or KDE's keyboard service (through the bridge), the X
+  /// server's XKB; nil: none (the daemon keeps its own).
+  private func openLayoutSource(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
+    -> LayoutSource?
+  {
+    if let path = environment.swaySocket {
+      do {
+        return try SwayLayoutSource(path: path, logger: logger)
+      } catch {
+        logger.notice("cannot follow sway's layout: \(error.message)")
+      }
+    }
+    if let bridge = focusSource as? ShellBridge { return bridge }
+    // Xwayland's XKB names are not the compositor's layout.
+    if environment.x11 && !environment.wayland {
+      do {
+        return try X11LayoutSource()
+      } catch {
+        logger.notice("cannot follow the X server's layout: \(error.message)")
+      }
+    }
+    return nil
   }
 
   /// The KWin script, installed beside the agent: PREFIX/share/vkbd/kwin/.
@@ -200,6 +255,8 @@ struct SessionEnvironment {
   /// The display the agent serves, for its lock: `wayland-1`, `:0`.
   var display: String
   var runtimeDirectory: String?
+  /// `SWAYSOCK`: sway's IPC socket.
+  var swaySocket: String?
 
   static var current: SessionEnvironment {
     func variable(_ name: String) -> String? {
@@ -210,7 +267,7 @@ struct SessionEnvironment {
     return SessionEnvironment(
       wayland: wayland != nil, x11: x11 != nil,
       desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
-      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"))
+      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"))
   }
 }
 

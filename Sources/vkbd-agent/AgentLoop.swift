@@ -49,6 +49,24 @@ protocol FocusSource: Pollable {
   func start() throws(AgentExit)
 }
 
+/// Where the agent learns the focused text field: its role and the text
+/// before the cursor (an input method, the accessibility bus).
+protocol FieldSource: Pollable {
+  /// What `vkbd status` calls it: `input-method`, `at-spi`.
+  var name: String { get }
+  /// Takes the field whenever it changes: another field, its text before
+  /// the cursor, or no text field (role and text nil).
+  var onField: (FieldReport) -> Void { get set }
+}
+
+/// Where the agent learns the desktop's keyboard layout and its group.
+protocol LayoutSource: Pollable {
+  /// What `vkbd status` calls it: `sway`, `x11`, `gnome-shell`, `kwin`.
+  var name: String { get }
+  /// Takes the layout whenever its names or its group change.
+  var onLayout: (LayoutReport) -> Void { get set }
+}
+
 /// The agent's one loop: `poll` on its sources, the daemon's socket and a
 /// signalfd, with a timeout while something waits for its time.
 struct AgentLoop {

@@ -17,8 +17,11 @@ final class DaemonLink: Pollable, Timed {
   private var received: [UInt8] = []
   /// Whether the daemon counts this agent's reports now.
   private(set) var isActive = false
-  /// The focus last learnt, sent again when the daemon starts counting.
+  /// The focus, field and layout last learnt, sent again when the daemon
+  /// starts counting (the field's text is kept only until the next report).
   private var focus: FocusReport?
+  private var field: FieldReport?
+  private var layout: LayoutReport?
   private var loggedAbsence = false
   /// When to try to connect next; nil while connected.
   private(set) var due: Int64? = 0
@@ -71,6 +74,27 @@ final class DaemonLink: Pollable, Timed {
     if isActive { send(.focus(bounded)) }
   }
 
+  /// Remembers the field and sends it when the daemon counts this agent;
+  /// the text before the cursor is cut to its last characters.
+  func report(_ report: FieldReport) {
+    var bounded = report
+    if let before = report.before {
+      let (text, isWhole) = AgentProtocol.lastCharacters(Substring(before))
+      bounded.before = text
+      bounded.isFieldStart = report.isFieldStart && isWhole
+    }
+    guard bounded != field else { return }
+    field = bounded
+    if isActive { send(.field(bounded)) }
+  }
+
+  /// Remembers the layout and sends it when the daemon counts this agent.
+  func report(_ report: LayoutReport) {
+    guard report != layout else { return }
+    layout = report
+    if isActive { send(.layout(report)) }
+  }
+
   func readable() throws(AgentExit) {
     var chunk = [UInt8](repeating: 0, count: AgentProtocol.maximumMessage)
     let count = read(fd, &chunk, chunk.count)
@@ -95,7 +119,11 @@ final class DaemonLink: Pollable, Timed {
         isActive = active
         logger.info(
           active ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
-        if active, let focus { send(.focus(focus)) }
+        if active {
+          if let layout { send(.layout(layout)) }
+          if let focus { send(.focus(focus)) }
+          if let field { send(.field(field)) }
+        }
       case .refused(let reason):
         disconnect("the daemon refused this agent: \(reason)")
         return

@@ -13,7 +13,15 @@ import Logging
 /// on the object /io/github/vkbd/Agent of the name io.github.vkbd.Agent.
 /// On KDE the agent loads the KWin script itself (org.kde.kwin.Scripting);
 /// on GNOME it enables the extension, which GNOME Shell loads at login.
-final class ShellBridge: FocusSource {
+///
+/// It also follows the desktop's keyboard layout. The GNOME extension calls
+///
+///     io.github.vkbd.Agent1.LayoutChanged(s rules, s model, s layout,
+///                                         s variant, s options, u group)
+///
+/// whenever the input source changes; on KDE the bridge asks KWin's
+/// keyboard service (org.kde.keyboard) and reads kxkbrc (``KxkbConfig``).
+final class ShellBridge: FocusSource, LayoutSource {
   static let busName = "io.github.vkbd.Agent"
   static let objectPath = "/io/github/vkbd/Agent"
   static let interface = "io.github.vkbd.Agent1"
@@ -35,6 +43,15 @@ final class ShellBridge: FocusSource {
   private var ids = WindowIDs<String>()
   /// Takes the focused window whenever the desktop reports it.
   var onFocus: (FocusReport) -> Void = { _ in }
+  /// Takes the desktop's layout whenever it changes.
+  var onLayout: (LayoutReport) -> Void = { _ in }
+  private var lastLayout: LayoutReport?
+  /// KDE: the signals followed, and what they told.
+  private var layoutSlots: [OpaquePointer?] = []
+  private var kdeLayout: LayoutReport?
+  /// KDE: the layouts must be read again (at the start, after
+  /// layoutListChanged, when KWin's keyboard service comes or goes).
+  private var kdeLayoutStale = false
 
   /// Takes the agent's name on the session bus and serves its object;
   /// throws when there is no session bus or another agent has the name.
@@ -56,9 +73,11 @@ final class ShellBridge: FocusSource {
     }
     status = sd_bus_add_object(bus, &slot, Self.objectPath, Self.methodCall, Unmanaged.passUnretained(self).toOpaque())
     guard status >= 0 else { throw AgentExit("cannot serve \(Self.objectPath): \(Self.message(status))") }
+    if desktop == .kde { followKDELayouts() }
   }
 
   deinit {
+    for layoutSlot in layoutSlots { sd_bus_slot_unref(layoutSlot) }
     sd_bus_slot_unref(slot)
     sd_bus_flush_close_unref(bus)
   }
@@ -77,10 +96,15 @@ final class ShellBridge: FocusSource {
   var pollFD: Int32? { sd_bus_get_fd(bus) }
 
   /// Handles what sd-bus already read (a call that came while the agent
-  /// waited for a reply no longer makes the fd readable), then sends what
-  /// is pending.
+  /// waited for a reply no longer makes the fd readable), reads KDE's
+  /// layouts when they changed, then sends what is pending.
   func beforeWait() {
     while sd_bus_process(bus, nil) > 0 {}
+    if kdeLayoutStale {
+      kdeLayoutStale = false
+      readKDELayouts()
+      while sd_bus_process(bus, nil) > 0 {}
+    }
     _ = sd_bus_flush(bus)
   }
 
@@ -92,27 +116,51 @@ final class ShellBridge: FocusSource {
     }
   }
 
-  /// Reads the bridge's one method; other calls get sd-bus's own answer.
+  /// Reads the bridge's methods; other calls get sd-bus's own answer.
   private static let methodCall: sd_bus_message_handler_t = { message, context, _ in
-    guard let message, let context,
-      sd_bus_message_is_method_call(message, ShellBridge.interface, "FocusChanged") > 0
-    else { return 0 }
+    guard let message, let context else { return 0 }
     let bridge = Unmanaged<ShellBridge>.fromOpaque(context).takeUnretainedValue()
+    if sd_bus_message_is_method_call(message, ShellBridge.interface, "FocusChanged") > 0 {
+      guard let fields = readStrings(message, count: 4) else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
+      reply(to: message)
+      bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
+      return 1
+    }
+    if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "LayoutChanged") > 0 {
+      var group: UInt32 = 0
+      guard let fields = readStrings(message, count: 5),
+        sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &group) > 0
+      else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
+      let layout = LayoutReport(
+        source: bridge.name, rules: fields[0].isEmpty ? "evdev" : fields[0], model: fields[1], layout: fields[2],
+        variant: fields[3], options: fields[4], group: Int(group))
+      // The daemon would refuse it, and this agent with it.
+      guard layout.isWellFormed else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
+      reply(to: message)
+      bridge.take(layout)
+      return 1
+    }
+    return 0
+  }
+
+  /// A method call's first `count` arguments, strings all.
+  private static func readStrings(_ message: OpaquePointer, count: Int) -> [String]? {
     var fields: [String] = []
-    for _ in 0..<4 {
+    for _ in 0..<count {
       var text: UnsafePointer<CChar>?
-      guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &text) > 0, let text else {
-        return sd_bus_reply_method_errno(message, EINVAL, nil)
-      }
+      guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &text) > 0, let text else { return nil }
       fields.append(String(cString: text))
     }
+    return fields
+  }
+
+  /// Sends a method call's empty reply.
+  private static func reply(to message: OpaquePointer) {
     var reply: OpaquePointer?
     if sd_bus_message_new_method_return(message, &reply) >= 0 {
       _ = sd_bus_send(nil, reply, nil)
       sd_bus_message_unref(reply)
     }
-    bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
-    return 1
   }
 
   /// One report of the extension or the script. An empty window: nothing
@@ -126,6 +174,101 @@ final class ShellBridge: FocusSource {
       FocusReport(
         window: ids.id(for: window), app: app, instance: instance.isEmpty || instance == app ? nil : instance,
         title: title))
+  }
+
+  /// A layout of the desktop; one equal to the last is dropped.
+  private func take(_ layout: LayoutReport) {
+    guard layout != lastLayout else { return }
+    lastLayout = layout
+    onLayout(layout)
+  }
+
+  // MARK: - KDE's layouts
+
+  static let kdeKeyboard = "org.kde.keyboard"
+
+  /// Follows KWin's keyboard service: layoutChanged(u) gives the group,
+  /// layoutListChanged() new layouts, and the service's owner coming or
+  /// going (KWin 5 serves it only for two layouts or more) may too.
+  private func followKDELayouts() {
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    var signals: OpaquePointer?
+    // No sender: sd-bus cannot match a well-known name on its side.
+    if sd_bus_match_signal(bus, &signals, nil, "/Layouts", "org.kde.KeyboardLayouts", nil, Self.kdeSignal, context)
+      >= 0
+    {
+      layoutSlots.append(signals)
+    }
+    var owner: OpaquePointer?
+    let match =
+      "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+      + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.kdeKeyboard)'"
+    if sd_bus_add_match(bus, &owner, match, Self.kdeSignal, context) >= 0 { layoutSlots.append(owner) }
+    kdeLayoutStale = true
+  }
+
+  private static let kdeSignal: sd_bus_message_handler_t = { message, context, _ in
+    guard let message, let context else { return 0 }
+    let bridge = Unmanaged<ShellBridge>.fromOpaque(context).takeUnretainedValue()
+    var group: UInt32 = 0
+    if sd_bus_message_is_signal(message, "org.kde.KeyboardLayouts", "layoutChanged") > 0,
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &group) > 0, var layout = bridge.kdeLayout,
+      Int(group) < layout.layout.split(separator: ",", omittingEmptySubsequences: false).count
+    {
+      layout.group = Int(group)
+      bridge.kdeLayout = layout
+      bridge.take(layout)
+    } else {
+      // layoutListChanged, a new owner of the service, or a group beyond
+      // the layouts known: read them all (before the next wait).
+      bridge.kdeLayoutStale = true
+    }
+    return 0
+  }
+
+  /// Reads the layouts from kxkbrc, as KWin does, and the group from KWin;
+  /// without kxkbrc (or its layouts) the layouts' names from KWin.
+  private func readKDELayouts() {
+    let group = call(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayout", [], reading: Self.readUInt32)
+      .map(Int.init)
+    var config = KxkbConfig.read() ?? KxkbConfig()
+    var count = config.layouts.split(separator: ",", omittingEmptySubsequences: false).count
+    if config.layouts.isEmpty || (group ?? 0) >= count {
+      guard
+        let names = call(
+          Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayoutsList", [], reading: Self.readLayoutNames),
+        !names.isEmpty
+      else { return }
+      config.layouts = names.joined(separator: ",")
+      config.variants = ""
+      count = names.count
+    }
+    let layout = LayoutReport(
+      source: name, rules: "evdev", model: config.model, layout: config.layouts, variant: config.variants,
+      options: config.options, group: min(group ?? 0, count - 1))
+    guard layout.isWellFormed else {
+      logger.notice("KDE's layouts are not XKB names: not reported")
+      return
+    }
+    kdeLayout = layout
+    take(layout)
+  }
+
+  private static func readUInt32(_ reply: OpaquePointer) -> UInt32? {
+    var value: UInt32 = 0
+    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &value) > 0 ? value : nil
+  }
+
+  /// getLayoutsList's a(sss): the short names (the XKB layouts).
+  private static func readLayoutNames(_ reply: OpaquePointer) -> [String]? {
+    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "a")), "(sss)") > 0 else { return nil }
+    var names: [String] = []
+    while sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "r")), "sss") > 0 {
+      guard let fields = readStrings(reply, count: 3) else { return nil }
+      names.append(fields[0])
+      sd_bus_message_exit_container(reply)
+    }
+    return names
   }
 
   // MARK: - Making the desktop report
@@ -218,4 +361,58 @@ final class ShellBridge: FocusSource {
   }
 
   private static func message(_ status: Int32) -> String { String(cString: strerror(-status)) }
+}
+
+/// KDE's keyboard settings: the [Layout] section of kxkbrc, which KWin
+/// reads for its keymap (LayoutList, VariantList, Model, and Options when
+/// ResetOldOptions is true).
+struct KxkbConfig: Equatable {
+  var layouts = ""
+  var variants = ""
+  var model = "pc104"
+  var options = ""
+
+  init() {}
+
+  init(parsing text: String) {
+    var section = ""
+    var entries: [String: String] = [:]
+    for line in text.split(whereSeparator: \.isNewline) {
+      let line = Self.trimmed(line)[...]
+      if line.hasPrefix("[") {
+        section = String(line.dropFirst().prefix { $0 != "]" })
+      } else if section == "Layout", !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
+        // KConfig's flags (Key[$e]) and locales (Key[de]) follow the key.
+        entries[Self.trimmed(line[..<equals].prefix { $0 != "[" })] = Self.trimmed(line[line.index(after: equals)...])
+      }
+    }
+    layouts = entries["LayoutList"] ?? ""
+    variants = entries["VariantList"] ?? ""
+    if let model = entries["Model"], !model.isEmpty { self.model = model }
+    if entries["ResetOldOptions"] == "true" { options = entries["Options"] ?? "" }
+  }
+
+  private static func trimmed(_ text: Substring) -> String {
+    var text = text
+    while text.first?.isWhitespace == true { text.removeFirst() }
+    while text.last?.isWhitespace == true { text.removeLast() }
+    return String(text)
+  }
+
+  /// `$XDG_CONFIG_HOME/kxkbrc` (else `~/.config/kxkbrc`); nil when there is none.
+  static func read() -> KxkbConfig? {
+    let directory =
+      getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+      ?? getenv("HOME").map { String(cString: $0) + "/.config" }
+    guard let directory, let file = fopen(directory + "/kxkbrc", "r") else { return nil }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while bytes.count < 1 << 20 {
+      let count = fread(&chunk, 1, chunk.count, file)
+      guard count > 0 else { break }
+      bytes += chunk[..<count]
+    }
+    return KxkbConfig(parsing: String(decoding: bytes, as: UTF8.self))
+  }
 }

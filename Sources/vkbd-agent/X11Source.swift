@@ -20,16 +20,7 @@ final class X11Source: FocusSource {
 
   /// Connects to `DISPLAY` and starts following the root window's properties.
   init() throws(AgentExit) {
-    var screenNumber: Int32 = 0
-    let connection = xcb_connect(nil, &screenNumber)
-    guard let connection, xcb_connection_has_error(connection) == 0 else {
-      if let connection { xcb_disconnect(connection) }
-      throw AgentExit("cannot connect to the X server (DISPLAY)")
-    }
-    self.connection = connection
-    var screens = xcb_setup_roots_iterator(xcb_get_setup(connection))
-    for _ in 0..<screenNumber { xcb_screen_next(&screens) }
-    root = screens.data.pointee.root
+    (connection, root) = try Self.connect(to: nil)
     for name in ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "WM_CLASS", "WM_NAME"] {
       atoms[name] = intern(name)
     }
@@ -125,7 +116,24 @@ final class X11Source: FocusSource {
     xcb_change_window_attributes(connection, window, UInt32(XCB_CW_EVENT_MASK.rawValue), &mask)
   }
 
-  private func intern(_ name: String) -> xcb_atom_t {
+  private func intern(_ name: String) -> xcb_atom_t { Self.intern(name, on: connection) }
+
+  /// Connects to `display` (nil: `DISPLAY`); returns the connection and
+  /// the root window of its screen.
+  static func connect(to display: String?) throws(AgentExit) -> (OpaquePointer, xcb_window_t) {
+    var screenNumber: Int32 = 0
+    let connection = xcb_connect(display, &screenNumber)
+    guard let connection, xcb_connection_has_error(connection) == 0 else {
+      if let connection { xcb_disconnect(connection) }
+      throw AgentExit("cannot connect to the X server (DISPLAY)")
+    }
+    var screens = xcb_setup_roots_iterator(xcb_get_setup(connection))
+    for _ in 0..<screenNumber { xcb_screen_next(&screens) }
+    return (connection, screens.data.pointee.root)
+  }
+
+  /// The atom of `name` (`xcb_intern_atom`), 0 on an error.
+  static func intern(_ name: String, on connection: OpaquePointer) -> xcb_atom_t {
     let cookie = xcb_intern_atom(connection, 0, UInt16(name.utf8.count), name)
     guard let reply = xcb_intern_atom_reply(connection, cookie, nil) else { return 0 }
     defer { free(reply) }

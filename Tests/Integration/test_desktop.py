@@ -95,10 +95,25 @@ class Desktop:
         return subprocess.run(as_user(["swaymsg", *arguments], env), capture_output=True, text=True, timeout=60)
 
     def client_env(self):
-        """The environment of a client of this sway: its Wayland display."""
+        """The environment of a client of this sway: its Wayland display and
+        IPC socket."""
         displays = [name for name in os.listdir(DESKTOP + "/runtime")
                     if name.startswith("wayland-") and not name.endswith(".lock")]
-        return self.env + ["WAYLAND_DISPLAY=" + displays[0]]
+        sockets = [name for name in os.listdir(DESKTOP + "/runtime") if name.startswith("sway-ipc")]
+        return self.env + ["WAYLAND_DISPLAY=" + displays[0]] + ["SWAYSOCK=%s/runtime/%s" % (DESKTOP, name)
+                                                                 for name in sockets[:1]]
+
+    def pid_of(self, program):
+        """The pid of the process whose command line names `program`."""
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    command = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+                except OSError:
+                    continue
+                if any(part.decode(errors="replace").endswith(program) for part in command):
+                    return int(pid)
+        raise AssertionError("no process runs " + program)
 
     def lines(self):
         with open(FILE, encoding="utf-8") as typed:

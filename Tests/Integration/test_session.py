@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -169,6 +170,93 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             assert agent.process.wait(timeout=30) == 0, agent.lines
             assert "the Wayland compositor closed" in "\n".join(agent.lines), agent.lines
             print("  %.0f s with the desktop's start" % (time.time() - began))
+        finally:
+            desktop.close()
+            daemon.stop()
+
+
+FIELDS_FILE = os.path.join(DESKTOP, "fields")
+
+
+def wait_text(path, expected, timeout=60):
+    deadline = time.time() + timeout
+    while True:
+        text = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+        if text == expected:
+            return
+        assert time.time() < deadline, "%s holds %r, not %r" % (path, text, expected)
+        time.sleep(0.2)
+
+
+def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
+    """The agent as sway's input method: the same keys give the raw keys in a
+    password entry, the aided text in an entry and a text view (the empty
+    field starts with a capital), none in foot; sway's layout switched to
+    us,de group 2 makes an expansion's ü and ß arrive on the German keys,
+    with vkbd's config naming no layout and typing no code points."""
+    config = ('session_users: ["%d"]\nunicode_input: none\n'
+              'matches:\n  - trigger: "qqgr"\n    replace: "grüße"\n' % USER)
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        fields = "/usr/bin/python3 %s %s" % (os.path.join(HERE, "fields.py"), FIELDS_FILE)
+        desktop = Desktop(layout="us", programs=[fields], ready=(FILE, FIELDS_FILE))
+        agent = None
+        try:
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
+            assert desktop.swaymsg('[app_id="vkbd-test-fields"] focus').returncode == 0
+            report = wait_status(lambda report: report["focus"].get("role") == "password", "the password field")
+            assert report["focus"]["fieldSource"] == "input-method", report["focus"]
+            assert report["focus"]["ruleOrigin"] == "built-in: secret fields", report["focus"]
+            type_us(source, "secret  word")
+            wait_text(FIELDS_FILE + ".password", "secret  word")
+
+            os.kill(desktop.pid_of("fields.py"), signal.SIGUSR1)
+            wait_status(lambda report: report["focus"].get("role") == "entry", "the entry")
+            type_us(source, "hello  there")
+            wait_text(FIELDS_FILE + ".entry", "Hello. There")
+
+            os.kill(desktop.pid_of("fields.py"), signal.SIGUSR1)
+            wait_status(lambda report: report["focus"].get("role") in ("text", "entry") and
+                        report["focus"].get("rule") is None, "the text view")
+            time.sleep(0.5)
+            type_us(source, "it is  so")
+            wait_text(FIELDS_FILE + ".view", "It is. So")
+
+            # sway switches to us,de and to its second group: vkbd follows.
+            assert desktop.swaymsg('input type:keyboard xkb_layout "us,de"').returncode == 0
+            assert desktop.swaymsg("input type:keyboard xkb_switch_layout 1").returncode == 0
+            report = wait_status(lambda report: report.get("layoutOrigin", "").startswith("desktop (sway), group 2"),
+                                 "the desktop's layout")
+            assert report["layout"] == "us,de", report
+            type_us(source, " qqgr")
+            wait_text(FIELDS_FILE + ".view", "It is. So grüße")
+
+            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
+            wait_focus("foot")
+            assert desktop.swaymsg("input type:keyboard xkb_switch_layout 0").returncode == 0
+            wait_status(lambda report: report.get("layoutOrigin", "").endswith("group 1"), "the first group")
+            type_us(source, "ls.  x\n")
+            deadline = time.time() + 60
+            while desktop.lines()[:1] != ["ls.  x"]:
+                assert time.time() < deadline, "foot received %r" % desktop.lines()
+                time.sleep(0.2)
+            text = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True).stdout
+            print("  password %r, entry %r, view %r, foot %r" % tuple(
+                [open(FIELDS_FILE + "." + name).read() for name in ("password", "entry", "view")] + [desktop.lines()[0]]))
+            print("  $ vkbd status\n" + "".join("  " + line + "\n" for line in text.splitlines()))
+            log = daemon.stderr_text() + "\n".join(agent.lines)
+            for private in ("secret", "Hello", "grüße", "Fields"):
+                assert private not in log, "typed text or a title reached a log: %r" % private
+        except AssertionError:
+            if agent is None:
+                raise
+            print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
+            for query in ("get_seats", "get_tree"):
+                print("  swaymsg -t %s:\n%s" % (query, desktop.swaymsg("-t", query).stdout[-3000:]))
+            print(open(DESKTOP + "/desktop.log").read()[-3000:])
+            raise
         finally:
             desktop.close()
             daemon.stop()

@@ -2,8 +2,9 @@
 // libwayland-client with the interfaces of the wlr-foreign-toplevel-management
 // protocol (version 3), through which wlroots compositors tell a client
 // every window's app id, title and state (Debian does not package the
-// protocol's XML, so the tables are written here from its definition), and
-// the Linux headers of its loop.
+// protocol's XML, so the tables are written here from its definition), the
+// interfaces of input-method-unstable-v2 (likewise), and the Linux headers of
+// its loop.
 #ifndef CAGENT_H
 #define CAGENT_H
 
@@ -32,6 +33,58 @@ enum {
   CAgent_handleEventClosed = 6,
   CAgent_handleRequestDestroy = 7,
   CAgent_stateActivated = 2,
+};
+
+// The interfaces of the input-method-unstable-v2 protocol (every one at
+// version 1), through which a client becomes a seat's input method: the
+// compositor tells it of the focused text input (zwp_text_input_v3) and it
+// commits text to it. Written in InputMethod.c from the protocol's definition.
+extern const struct wl_interface CAgent_inputMethodManagerInterface;
+extern const struct wl_interface CAgent_inputMethodInterface;
+extern const struct wl_interface CAgent_inputPopupSurfaceInterface;
+extern const struct wl_interface CAgent_keyboardGrabInterface;
+
+// The manager's interface, to bind it, and the input method's, for the new
+// object of get_input_method, by their addresses.
+static inline const struct wl_interface *CAgent_inputMethodManager(void) {
+  return &CAgent_inputMethodManagerInterface;
+}
+
+static inline const struct wl_interface *CAgent_inputMethod(void) {
+  return &CAgent_inputMethodInterface;
+}
+
+// The values of zwp_text_input_v3 the input method's events carry.
+// content_type's purpose: normal 0, alpha 1, digits 2, number 3, phone 4,
+// url 5, email 6, name 7, password 8, pin 9, date 10, time 11, datetime 12,
+// terminal 13.
+// content_type's hint, bits: none 0, completion 0x1, spellcheck 0x2,
+// auto_capitalization 0x4, lowercase 0x8, uppercase 0x10, titlecase 0x20,
+// hidden_text 0x40, sensitive_data 0x80, latin 0x100, multiline 0x200; since
+// zwp_text_input_v3 version 2 also on_screen_input_provided 0x400, no_emoji
+// 0x800, preedit_shown 0x1000.
+// text_change_cause's cause: input_method 0, other 1.
+
+// The seat's interface by its address, to bind it.
+static inline const struct wl_interface *CAgent_seat(void) {
+  return &wl_seat_interface;
+}
+
+// zwp_input_method_manager_v2.get_input_method(seat): the seat's input method.
+static inline struct wl_proxy *CAgent_getInputMethod(struct wl_proxy *manager, struct wl_proxy *seat) {
+  return wl_proxy_marshal_flags(manager, 0, &CAgent_inputMethodInterface, 1, 0, seat, NULL);
+}
+
+// The input method's events.
+enum {
+  CAgent_inputMethodEventActivate = 0,
+  CAgent_inputMethodEventDeactivate = 1,
+  CAgent_inputMethodEventSurroundingText = 2,
+  CAgent_inputMethodEventTextChangeCause = 3,
+  CAgent_inputMethodEventContentType = 4,
+  CAgent_inputMethodEventDone = 5,
+  CAgent_inputMethodEventUnavailable = 6,
+  CAgent_inputMethodRequestDestroy = 6,
 };
 
 // wl_proxy_marshal_flags is variadic, which Swift cannot call: a request

@@ -1,0 +1,380 @@
+import AgentProtocol
+import CSystemd
+import Glibc
+import Logging
+
+/// The focused text field from the accessibility bus (AT-SPI 2), where no
+/// input method protocol tells it: X11 sessions, GNOME and KDE. Through
+/// sd-bus, the agent registers with the AT-SPI registry for focus, caret and
+/// text events, so that applications send them; at every focus change it
+/// asks the focused object its role and state, and for a text field that is
+/// not a password the text before the caret (at most
+/// ``AgentProtocol/maximumFieldText`` characters).
+///
+/// Applications bridge to the bus on their own: GTK 3 (atk-bridge) does so
+/// whenever the bus is there. The agent never sets org.a11y.Status
+/// IsEnabled: that writes the user's GSettings (toolkit-accessibility),
+/// which outlives the agent; an application that waits for it stays silent.
+/// Focus.Focus signals never arrive from GTK 3: the agent follows
+/// StateChanged("focused") only.
+final class AccessibilitySource: FieldSource {
+  let name = "at-spi"
+
+  /// An accessible object on the bus: the unique name of its application's
+  /// connection and its object path.
+  struct AccessibleObject: Hashable {
+    var sender: String
+    var path: String
+  }
+
+  /// The AT-SPI role numbers (atspi-constants.h) the agent reads.
+  enum Role {
+    static let passwordText: UInt32 = 40
+    static let spinButton: UInt32 = 52
+    static let terminal: UInt32 = 60
+    static let text: UInt32 = 61
+    static let paragraph: UInt32 = 73
+    static let editbar: UInt32 = 77
+    static let entry: UInt32 = 79
+    static let documentText: UInt32 = 94
+  }
+
+  /// The AT-SPI state bits (atspi-constants.h) the agent reads: bit n is in
+  /// word n >> 5 of GetState's reply.
+  enum State {
+    static let editable = 7
+    static let multiLine = 17
+    static let singleLine = 26
+  }
+
+  /// An application gets this long for each call: one that hangs must not
+  /// hold the agent (in microseconds).
+  static let callTimeout: UInt64 = 500_000
+  /// The registry and the a11y bus itself may be started on demand.
+  static let registryTimeout: UInt64 = 5_000_000
+
+  private var bus: OpaquePointer?
+  private var slots: [OpaquePointer?] = []
+  private let logger: Logger
+  /// Takes the field whenever it changes.
+  var onField: (FieldReport) -> Void = { _ in }
+
+  /// The object that has the focus; nil: none that the bus told of (or it
+  /// lost the focus).
+  private var focused: AccessibleObject?
+  /// Its role, once asked (`.some(nil)`: no text field).
+  private var focusedRole: FieldRole??
+  /// A signal came that may change the report: read it once the signals
+  /// that sd-bus holds are handled.
+  private var isStale = false
+  private var lastReport: FieldReport?
+  private var loggedBadOffset = false
+
+  /// Connects to the accessibility bus (`AT_SPI_BUS_ADDRESS`, else the
+  /// address org.a11y.Bus gives on the session bus) and registers for the
+  /// focus, caret and text events; throws when there is no such bus.
+  init(logger: Logger) throws(AgentExit) {
+    self.logger = logger
+    let address = try Self.busAddress()
+    var bus: OpaquePointer?
+    var status = sd_bus_new(&bus)
+    guard status >= 0, let bus else { throw AgentExit("sd_bus_new: \(Self.message(status))") }
+    self.bus = bus
+    status = sd_bus_set_address(bus, address)
+    guard status >= 0 else { throw AgentExit("bad accessibility bus address: \(Self.message(status))") }
+    _ = sd_bus_set_bus_client(bus, 1)
+    _ = sd_bus_set_method_call_timeout(bus, Self.callTimeout)
+    status = sd_bus_start(bus)
+    guard status >= 0 else { throw AgentExit("cannot connect to the accessibility bus: \(Self.message(status))") }
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    let rules = [
+      "member='StateChanged',arg0='focused'", "member='StateChanged',arg0='defunct'", "member='TextCaretMoved'",
+      "member='TextChanged'",
+    ]
+    for rule in rules {
+      var slot: OpaquePointer?
+      status = sd_bus_add_match(
+        bus, &slot, "type='signal',interface='org.a11y.atspi.Event.Object',\(rule)", Self.signal, context)
+      guard status >= 0 else { throw AgentExit("cannot add a match on the accessibility bus: \(Self.message(status))") }
+      slots.append(slot)
+    }
+    // Applications send only the events someone registered for; the
+    // registration lasts as long as this connection.
+    for event in ["object:state-changed:focused", "object:text-caret-moved", "object:text-changed"] {
+      let registered = call(
+        "org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
+        timeout: Self.registryTimeout, arguments: { Self.appendString($0, event) }, reading: { _ in true })
+      guard registered != nil else { throw AgentExit("the AT-SPI registry refused the event \(event)") }
+    }
+  }
+
+  deinit {
+    for slot in slots { sd_bus_slot_unref(slot) }
+    sd_bus_flush_close_unref(bus)
+  }
+
+  var pollFD: Int32? {
+    guard let bus else { return nil }
+    return sd_bus_get_fd(bus)
+  }
+
+  /// Handles what sd-bus already read (signals that came while the agent
+  /// waited for a reply no longer make the fd readable), then sends what
+  /// is pending.
+  func beforeWait() {
+    drain()
+    if let bus { _ = sd_bus_flush(bus) }
+  }
+
+  func readable() throws(AgentExit) { drain() }
+
+  /// Handles every message sd-bus has, then reads the field once if a
+  /// signal asked for it; the calls that reads may queue more signals.
+  /// When the bus closes, the source falls silent: the agent goes on
+  /// following the focused window.
+  private func drain() {
+    while let bus {
+      let status = sd_bus_process(bus, nil)
+      if status > 0 { continue }
+      if status < 0 {
+        logger.notice("the accessibility bus closed: \(Self.message(status))")
+        close()
+        return
+      }
+      guard isStale else { return }
+      isStale = false
+      report(read())
+    }
+  }
+
+  private func close() {
+    for slot in slots { sd_bus_slot_unref(slot) }
+    slots = []
+    sd_bus_flush_close_unref(bus)
+    bus = nil
+    focused = nil
+    report(FieldReport(source: name))
+  }
+
+  /// Passes a report on if it differs from the last; nil keeps the last.
+  private func report(_ field: FieldReport?) {
+    guard let field, field != lastReport else { return }
+    lastReport = field
+    onField(field)
+  }
+
+  // MARK: - Signals
+
+  /// Reads an Event.Object signal, "siiva{sv}": its kind (the state's name
+  /// for StateChanged), two numbers (for StateChanged: 1 set, 0 unset), and
+  /// what the agent does not read.
+  private static let signal: sd_bus_message_handler_t = { message, context, _ in
+    guard let message, let context, let sender = sd_bus_message_get_sender(message),
+      let path = sd_bus_message_get_path(message), let member = sd_bus_message_get_member(message)
+    else { return 0 }
+    var kind: UnsafePointer<CChar>?
+    var detail: Int32 = 0
+    guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &kind) > 0, let kind,
+      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "i")), &detail) > 0
+    else { return 0 }
+    let source = Unmanaged<AccessibilitySource>.fromOpaque(context).takeUnretainedValue()
+    source.take(
+      String(cString: member), kind: String(cString: kind), detail: detail,
+      from: AccessibleObject(sender: String(cString: sender), path: String(cString: path)))
+    return 0
+  }
+
+  private func take(_ member: String, kind: String, detail: Int32, from object: AccessibleObject) {
+    switch (member, kind) {
+    case ("StateChanged", "focused") where detail != 0:
+      guard object != focused else { return }  // GTK 3 says it twice
+      focused = object
+      focusedRole = nil  // asked once the signals are handled: no calls in a handler
+      isStale = true
+    case ("StateChanged", "focused"), ("StateChanged", "defunct"):
+      guard object == focused else { return }
+      focused = nil
+      focusedRole = nil
+      isStale = true
+    case ("TextCaretMoved", _), ("TextChanged", _):
+      if object == focused { isStale = true }
+    default: break
+    }
+  }
+
+  // MARK: - Reading the field
+
+  /// The field the focused object is: its role, and for a field whose text
+  /// may be read, the text before the caret. When the caret the application
+  /// gives is outside its text: the role alone for a field that just gained
+  /// the focus, else nil (the last report stands).
+  private func read() -> FieldReport? {
+    guard let object = focused else { return FieldReport(source: name) }
+    let isNewFocus = focusedRole == nil
+    if isNewFocus { focusedRole = .some(classify(object)) }
+    guard let role = focusedRole ?? nil else { return FieldReport(source: name) }
+    let field = FieldReport(source: name, role: role)
+    guard role == .entry || role == .text || role == .number else { return field }
+    let textInterface = "org.a11y.atspi.Text"
+    guard
+      let caret = call(
+        object.sender, object.path, "org.freedesktop.DBus.Properties", "Get",
+        arguments: { Self.appendString($0, textInterface) >= 0 ? Self.appendString($0, "CaretOffset") : -1 },
+        reading: Self.readVariantInt32),
+      let range = Self.textRange(caret: caret),
+      let text = call(
+        object.sender, object.path, textInterface, "GetText",
+        arguments: { Self.appendInt32($0, range.start) >= 0 ? Self.appendInt32($0, caret) : -1 },
+        reading: Self.readString)
+    else { return field }  // no answer, or no caret: the role alone
+    guard let before = Self.before(text, from: range.start, to: caret) else {
+      if !loggedBadOffset {
+        loggedBadOffset = true
+        logger.notice("an application gave a caret offset outside its text: its text is not read")
+      }
+      return isNewFocus ? field : nil
+    }
+    return FieldReport(source: name, role: role, before: before, isFieldStart: range.isFieldStart)
+  }
+
+  /// The role of the object that gained the focus, from its AT-SPI role and
+  /// state; nil when it is no text field, or does not answer.
+  private func classify(_ object: AccessibleObject) -> FieldRole? {
+    let accessible = "org.a11y.atspi.Accessible"
+    guard
+      let role = call(object.sender, object.path, accessible, "GetRole", reading: Self.readUInt32),
+      let states = call(object.sender, object.path, accessible, "GetState", reading: Self.readUInt32Array)
+    else { return nil }
+    let field = Self.fieldRole(role: role, states: states)
+    logger.debug("focus", metadata: ["atspi-role": "\(role)", "role": "\(field?.rawValue ?? "none")"])
+    return field
+  }
+
+  /// What an object with this AT-SPI role and these state words is for, or
+  /// nil when it is no text field: the text roles must be editable (a
+  /// label's text is not the user's), single-line ones are entries, others
+  /// text; terminals are fields whatever their state.
+  static func fieldRole(role: UInt32, states: [UInt32]) -> FieldRole? {
+    func has(_ bit: Int) -> Bool {
+      let word = bit >> 5
+      return word < states.count && states[word] & (1 << UInt32(bit & 31)) != 0
+    }
+    if role == Role.terminal { return .terminal }
+    guard has(State.editable) else { return nil }
+    switch role {
+    case Role.passwordText: return .password
+    case Role.spinButton: return .number
+    case Role.text, Role.entry, Role.paragraph, Role.documentText, Role.editbar:
+      return has(State.singleLine) ? .entry : .text
+    default: return nil
+    }
+  }
+
+  /// Which characters to read for a caret at `caret`: the last
+  /// ``AgentProtocol/maximumFieldText`` before it, and whether they start
+  /// the field; nil for a negative caret (the object has none).
+  static func textRange(caret: Int32) -> (start: Int32, isFieldStart: Bool)? {
+    guard caret >= 0 else { return nil }
+    let limit = Int32(AgentProtocol.maximumFieldText)
+    return (max(0, caret - limit), caret <= limit)
+  }
+
+  /// The text GetText gave for the characters `start..<end`, or nil when it
+  /// has another count of characters: the offsets were outside the text.
+  static func before(_ text: String, from start: Int32, to end: Int32) -> String? {
+    text.unicodeScalars.count == Int(end - start) ? text : nil
+  }
+
+  // MARK: - D-Bus
+
+  /// The accessibility bus's address: `AT_SPI_BUS_ADDRESS`, else what
+  /// org.a11y.Bus on the session bus gives (it starts the bus if need be).
+  private static func busAddress() throws(AgentExit) -> String {
+    if let address = getenv("AT_SPI_BUS_ADDRESS"), address.pointee != 0 { return String(cString: address) }
+    var session: OpaquePointer?
+    let opened = sd_bus_open_user(&session)
+    guard opened >= 0, let session else { throw AgentExit("no session bus: \(message(opened))") }
+    defer { sd_bus_flush_close_unref(session) }
+    var call: OpaquePointer?
+    var status = sd_bus_message_new_method_call(
+      session, &call, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress")
+    guard status >= 0 else { throw AgentExit("sd_bus_message_new_method_call: \(message(status))") }
+    defer { sd_bus_message_unref(call) }
+    var error = sd_bus_error()
+    defer { sd_bus_error_free(&error) }
+    var reply: OpaquePointer?
+    status = sd_bus_call(session, call, registryTimeout, &error, &reply)
+    guard status >= 0, let reply else {
+      throw AgentExit("no accessibility bus: \(error.message.map { String(cString: $0) } ?? message(status))")
+    }
+    defer { sd_bus_message_unref(reply) }
+    guard let address = readString(reply), !address.isEmpty else { throw AgentExit("org.a11y.Bus gave no address") }
+    return address
+  }
+
+  /// Calls a method, waits for the reply (`timeout` microseconds; 0: the
+  /// bus's ``callTimeout``) and reads it; nil on an error, logged at debug.
+  private func call<Value>(
+    _ destination: String, _ path: String, _ interface: String, _ member: String, timeout: UInt64 = 0,
+    arguments append: (OpaquePointer) -> Int32 = { _ in 0 }, reading read: (OpaquePointer) -> Value?
+  ) -> Value? {
+    guard let bus else { return nil }
+    var message: OpaquePointer?
+    guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0, let message
+    else { return nil }
+    defer { sd_bus_message_unref(message) }
+    guard append(message) >= 0 else { return nil }
+    var error = sd_bus_error()
+    defer { sd_bus_error_free(&error) }
+    var reply: OpaquePointer?
+    let status = sd_bus_call(bus, message, timeout, &error, &reply)
+    guard status >= 0, let reply else {
+      logger.debug(
+        "AT-SPI call failed",
+        metadata: [
+          "call": "\(interface).\(member)",
+          "error": "\(error.message.map { String(cString: $0) } ?? Self.message(status))",
+        ])
+      return nil
+    }
+    defer { sd_bus_message_unref(reply) }
+    return read(reply)
+  }
+
+  private static func appendString(_ message: OpaquePointer, _ value: String) -> Int32 {
+    value.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
+  }
+
+  private static func appendInt32(_ message: OpaquePointer, _ value: Int32) -> Int32 {
+    var value = value
+    return sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &value)
+  }
+
+  private static func readString(_ reply: OpaquePointer) -> String? {
+    var text: UnsafePointer<CChar>?
+    guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &text) > 0, let text else { return nil }
+    return String(cString: text)
+  }
+
+  private static func readUInt32(_ reply: OpaquePointer) -> UInt32? {
+    var value: UInt32 = 0
+    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &value) > 0 ? value : nil
+  }
+
+  private static func readUInt32Array(_ reply: OpaquePointer) -> [UInt32]? {
+    var data: UnsafeRawPointer?
+    var size = 0
+    guard sd_bus_message_read_array(reply, CChar(UInt8(ascii: "u")), &data, &size) >= 0 else { return nil }
+    guard let data else { return [] }
+    return Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: UInt32.self), count: size / 4))
+  }
+
+  /// A property's value: an int32 in a variant.
+  private static func readVariantInt32(_ reply: OpaquePointer) -> Int32? {
+    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "i") > 0 else { return nil }
+    var value: Int32 = 0
+    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "i")), &value) > 0 ? value : nil
+  }
+
+  private static func message(_ status: Int32) -> String { String(cString: strerror(-status)) }
+}

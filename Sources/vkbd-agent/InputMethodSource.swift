@@ -1,0 +1,207 @@
+import AgentProtocol
+import CAgent
+import Glibc
+import Logging
+
+/// The focused text field on wlroots compositors (sway, Hyprland, river,
+/// labwc…): the agent is the seat's input method (input-method-unstable-v2),
+/// so the compositor tells it, for the text input that has the focus, the
+/// field's content purpose and hints and the text around the cursor. It
+/// never grabs the keyboard and never commits text: keys go to the
+/// application as before. When another input method holds the seat (fcitx,
+/// IBus), the compositor says the agent's is unavailable, and the agent
+/// gives it up.
+final class InputMethodSource: FieldSource {
+  let name = "input-method"
+
+  /// A text field sends at most 4000 bytes around the cursor: a text before
+  /// the cursor that starts below this many bytes is taken as starting the
+  /// field (or its paragraph, which GTK's text views send).
+  static let clippedText = 3800
+
+  private var display: OpaquePointer?
+  private var registry: OpaquePointer?
+  private var seat: OpaquePointer?
+  private var manager: OpaquePointer?
+  private var inputMethod: OpaquePointer?
+  private let logger: Logger
+  /// Takes the field whenever it changes, and at once the field the
+  /// compositor told of while the agent connected.
+  var onField: (FieldReport) -> Void = { _ in } {
+    didSet { lastReport.map(onField) }
+  }
+
+  /// The state the last `done` applied, and what came since.
+  private var state = State()
+  private var pending = State()
+  private var lastReport: FieldReport?
+  private var loggedBadText = false
+
+  struct State: Equatable {
+    var active = false
+    /// The text around the cursor and the cursor's byte offset; nil: the
+    /// field sends none.
+    var surrounding: [UInt8]?
+    var cursor = 0
+    var purpose: UInt32 = 0
+    var hint: UInt32 = 0
+  }
+
+  /// Connects to the compositor and becomes the input method of its first
+  /// seat; throws when it offers no input method protocol or another input
+  /// method holds the seat.
+  init(logger: Logger) throws(AgentExit) {
+    self.logger = logger
+    guard let display = wl_display_connect(nil) else {
+      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
+    }
+    self.display = display
+    registry = wl_display_get_registry(display)
+    wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    guard wl_display_roundtrip(display) >= 0, let manager, let seat else {
+      throw AgentExit("the compositor offers no zwp_input_method_manager_v2")
+    }
+    guard let method = CAgent_getInputMethod(manager, seat) else { throw AgentExit("get_input_method failed") }
+    inputMethod = method
+    wl_proxy_add_dispatcher(method, Self.inputMethodEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    // A seat that has an input method answers with `unavailable` at once.
+    guard wl_display_roundtrip(display) >= 0, inputMethod != nil else {
+      throw AgentExit("another input method holds the seat")
+    }
+  }
+
+  deinit {
+    if let display { wl_display_disconnect(display) }
+  }
+
+  var pollFD: Int32? { display.map { wl_display_get_fd($0) } }
+
+  func beforeWait() {
+    guard let display else { return }
+    _ = wl_display_dispatch_pending(display)
+    _ = wl_display_flush(display)
+  }
+
+  /// Reads the compositor's events. When it closes, the focus source ends
+  /// the agent; this source just stops.
+  func readable() throws(AgentExit) {
+    guard let display, wl_display_dispatch(display) >= 0 else {
+      stop()
+      return
+    }
+  }
+
+  /// Gives the connection up: the field comes from the app only from here on.
+  private func stop() {
+    if let display { wl_display_disconnect(display) }
+    display = nil
+    inputMethod = nil
+  }
+
+  /// The role a field's content type says (zwp_text_input_v3's purpose and
+  /// hint values, listed in CAgent.h).
+  static func role(purpose: UInt32, hint: UInt32) -> FieldRole {
+    switch purpose {
+    case 8: return .password
+    case 9: return .pin
+    case 13: return .terminal
+    case 5: return .url
+    case 6: return .email
+    case 2, 3, 4, 10, 11, 12: return .number  // digits, number, phone, date, time
+    default:
+      if hint & 0xC0 != 0 { return .password }  // hidden text, sensitive data
+      return hint & 0x200 != 0 ? .text : .entry  // multiline
+    }
+  }
+
+  /// The report for a state: no field while inactive; the role, and the
+  /// text before the cursor unless the field is secret. Nil when the text
+  /// is not UTF-8 or the cursor is outside it: the last report stays.
+  static func report(for state: State, source: String) -> FieldReport?? {
+    guard state.active else { return FieldReport(source: source) }
+    let role = role(purpose: state.purpose, hint: state.hint)
+    var report = FieldReport(source: source, role: role)
+    guard role != .password && role != .pin, let text = state.surrounding else { return report }
+    guard state.cursor <= text.count, let before = String(validating: text[..<state.cursor], as: UTF8.self) else {
+      return .some(nil)
+    }
+    report.before = before
+    report.isFieldStart = text.count < clippedText
+    return report
+  }
+
+  /// `done`: applies what came since the last one and reports a change.
+  private func applyPending() {
+    state = pending
+    pending.surrounding = state.surrounding
+    guard let report = Self.report(for: state, source: name) else { return }
+    guard let report else {
+      if !loggedBadText {
+        loggedBadText = true
+        logger.notice("a text field sent text that is not UTF-8 or a cursor outside it; its report is ignored")
+      }
+      return
+    }
+    guard report != lastReport else { return }
+    if report.role != lastReport?.role {
+      logger.debug("text field", metadata: ["role": "\(report.role?.rawValue ?? "none")"])
+    }
+    lastReport = report
+    onField(report)
+  }
+
+  // MARK: - Events
+
+  private static func source(_ proxy: UnsafeMutableRawPointer?) -> InputMethodSource {
+    Unmanaged<InputMethodSource>.fromOpaque(wl_proxy_get_user_data(OpaquePointer(proxy))).takeUnretainedValue()
+  }
+
+  /// wl_registry: `global` (name, interface, version) binds the first seat
+  /// and the input method manager.
+  private static let registryEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
+    guard opcode == 0, let arguments, let interface = arguments[1].s else { return 0 }
+    let source = source(proxy)
+    switch String(cString: interface) {
+    case "wl_seat" where source.seat == nil:
+      source.seat = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, CAgent_seat(), 1))
+    case "zwp_input_method_manager_v2" where source.manager == nil:
+      source.manager = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, CAgent_inputMethodManager(), 1))
+    default:
+      break
+    }
+    return 0
+  }
+
+  /// The input method: the focused text input's state, applied at `done`.
+  private static let inputMethodEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
+    let source = source(proxy)
+    switch Int(opcode) {
+    case Int(CAgent_inputMethodEventActivate):
+      // A new text input: everything from before is reset; content_type too.
+      source.pending = State(active: true)
+    case Int(CAgent_inputMethodEventDeactivate):
+      source.pending.active = false
+    case Int(CAgent_inputMethodEventSurroundingText):
+      guard let arguments else { return 0 }
+      source.pending.surrounding = arguments[0].s.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+      source.pending.cursor = Int(arguments[1].u)
+    case Int(CAgent_inputMethodEventContentType):
+      guard let arguments else { return 0 }
+      source.pending.hint = arguments[0].u
+      source.pending.purpose = arguments[1].u
+    case Int(CAgent_inputMethodEventDone):
+      source.applyPending()
+    case Int(CAgent_inputMethodEventUnavailable):
+      source.logger.notice("another input method holds the seat: the field's role and text come from the app only")
+      CAgent_request(OpaquePointer(proxy), UInt32(CAgent_inputMethodRequestDestroy), 1)
+      source.inputMethod = nil
+      if source.state.active {
+        source.state = State()
+        source.onField(FieldReport(source: source.name))
+      }
+    default:
+      break  // text_change_cause: the agent keeps no preedit
+    }
+    return 0
+  }
+}

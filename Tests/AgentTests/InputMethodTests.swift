@@ -1,0 +1,51 @@
+import AgentProtocol
+import Testing
+
+@testable import vkbd_agent
+
+/// What the input method makes of the state the compositor sends.
+@Suite struct InputMethodTests {
+  @Test(arguments: [
+    (UInt32(8), UInt32(0), FieldRole.password), (9, 0, .pin), (13, 0, .terminal), (5, 0, .url), (6, 0, .email),
+    (3, 0, .number), (4, 0, .number), (0, 0, .entry), (0, 0x200, .text), (7, 0x200, .text),
+    // Hidden text or sensitive data makes any field secret.
+    (0, 0x40, .password), (0, 0x80 | 0x200, .password),
+  ])
+  func theContentTypeGivesTheRole(purpose: UInt32, hint: UInt32, role: FieldRole) {
+    #expect(InputMethodSource.role(purpose: purpose, hint: hint) == role)
+  }
+
+  static func state(_ text: [UInt8]?, cursor: Int, purpose: UInt32 = 0) -> InputMethodSource.State {
+    InputMethodSource.State(active: true, surrounding: text, cursor: cursor, purpose: purpose, hint: 0x200)
+  }
+
+  @Test func theTextBeforeTheCursorIsReported() {
+    let report = InputMethodSource.report(for: Self.state(Array("Grüß dich. Wie".utf8), cursor: 13), source: "im")
+    #expect(report == FieldReport(source: "im", role: .text, before: "Grüß dich. ", isFieldStart: true))
+  }
+
+  @Test func aSecretFieldsTextIsNeverReported() {
+    let report = InputMethodSource.report(for: Self.state(Array("hunter2".utf8), cursor: 7, purpose: 8), source: "im")
+    #expect(report == FieldReport(source: "im", role: .password))
+  }
+
+  @Test func noFieldIsReportedWhenInactive() {
+    #expect(InputMethodSource.report(for: InputMethodSource.State(), source: "im") == FieldReport(source: "im"))
+  }
+
+  @Test(arguments: [
+    ([UInt8(0x61), 0xFF, 0x62], 3),  // not UTF-8
+    (Array("abc".utf8), 4),  // the cursor past the end
+    (Array("ü".utf8), 1),  // the cursor inside a character
+  ])
+  func badTextIsRefusedAndTheLastReportStays(text: [UInt8], cursor: Int) {
+    let report = InputMethodSource.report(for: Self.state(text, cursor: cursor), source: "im")
+    #expect(report == .some(nil))
+  }
+
+  @Test func aLongTextIsNotTheFieldsStart() {
+    let text = Array(String(repeating: "a", count: InputMethodSource.clippedText).utf8)
+    let report = InputMethodSource.report(for: Self.state(text, cursor: text.count), source: "im")
+    #expect(report??.isFieldStart == false)
+  }
+}
