@@ -86,7 +86,7 @@ struct VKBDAgent: ParsableCommand {
     }
     let settler = FocusSettler { [print] focus in print ? printed(.focus(focus)) : daemon.report(focus) }
     focusSource.onFocus = { settler.take($0, at: monotonicMicroseconds()) }
-    let fieldSource = openFieldSource(environment, logger: logger)
+    let fieldSource = openFieldSource(environment, focusSource: focusSource, logger: logger)
     fieldSource?.onField = { [print] field in print ? printed(.field(field)) : daemon.report(field) }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
     layoutSource?.onLayout = { [print] layout in print ? printed(.layout(layout)) : daemon.report(layout) }
@@ -144,9 +144,13 @@ struct VKBDAgent: ParsableCommand {
 
   /// Where the field's role and text come from: the compositor's input
   /// method protocol on Wayland where no other input method holds the
-  /// seat, else the accessibility bus; nil: from the app only.
-  private func openFieldSource(_ environment: SessionEnvironment, logger: Logger) -> FieldSource? {
-    if environment.wayland {
+  /// seat, else the accessibility bus; nil: from the app only. GNOME Shell
+  /// and KWin offer no input method protocol for a client: there, the
+  /// accessibility bus.
+  private func openFieldSource(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
+    -> FieldSource?
+  {
+    if environment.wayland && !(focusSource is ShellBridge) {
       do {
         return try InputMethodSource(logger: logger)
       } catch {
@@ -161,12 +165,13 @@ struct VKBDAgent: ParsableCommand {
     }
   }
 
-  /// Where the desktop's layout comes from: sway's IPC, the GNOME Shell
-  /// extension or KDE's keyboard service (through the bridge), the X
+  /// Where the desktop's layout comes from: the GNOME Shell extension or
+  /// KDE's keyboard service (through the bridge), sway's IPC, the X
   /// server's XKB; nil: none (the daemon keeps its own).
   private func openLayoutSource(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
     -> LayoutSource?
   {
+    if let bridge = focusSource as? ShellBridge { return bridge }
     if let path = environment.swaySocket {
       do {
         return try SwayLayoutSource(path: path, logger: logger)
@@ -174,7 +179,6 @@ struct VKBDAgent: ParsableCommand {
         logger.notice("cannot follow sway's layout: \(error.message)")
       }
     }
-    if let bridge = focusSource as? ShellBridge { return bridge }
     // Xwayland's XKB names are not the compositor's layout.
     if environment.x11 && !environment.wayland {
       do {
