@@ -57,7 +57,7 @@ public final class Engine {
   public var onNotice: ((EngineNotice) -> Void)?
 
   /// What the application makes of our output: its keymap state.
-  private(set) var decoder: KeystrokeDecoder
+  let decoder: KeystrokeDecoder
   /// How many devices hold each key down.
   var physicalHolds: [UInt8]
   /// Which keys are down on the virtual keyboard.
@@ -266,10 +266,8 @@ public final class Engine {
     }
     pendingLayout = nil
     if desktop !== layout {
-      let fresh = KeystrokeDecoder(layout: desktop)
-      fresh.take(locksOf: decoder, group: group, down: outputDown)
+      decoder.follow(desktop, group: group, down: outputDown)
       layout = desktop
-      decoder = fresh
       cancelAids()
     } else if group != decoder.group {
       decoder.resynchronize(down: outputDown, group: group)

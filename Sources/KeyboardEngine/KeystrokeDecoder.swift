@@ -28,14 +28,16 @@ public enum CursorMove: Sendable {
 /// makes, through the keymap and its compose table (dead keys compose).
 public final class KeystrokeDecoder {
   private(set) var state: XKBState
-  private let shortcutModifiers: UInt32
-  private let numLockMask: UInt32
-  private let capsLockMask: UInt32
+  /// The keymap's masks and plain keys: another keymap replaces them
+  /// (``follow(_:group:down:)``).
+  private var shortcutModifiers: UInt32
+  private var numLockMask: UInt32
+  private var capsLockMask: UInt32
   /// What a press of each plain key does with no modifier in effect, per
   /// group (index group * 256 + code): the keys whose press changes no state
   /// and whose keysym starts no compose sequence. Most typing takes this path
   /// instead of asking libxkbcommon each time.
-  private let plainKeys: [PlainKey?]
+  private var plainKeys: [PlainKey?]
 
   struct PlainKey {
     var keysym: xkb_keysym_t
@@ -46,12 +48,31 @@ public final class KeystrokeDecoder {
   /// Makes a decoder with nothing pressed.
   public init(layout: Layout) {
     state = XKBState(keymap: layout.keymap)
-    shortcutModifiers =
-      layout.keymap.mask(ofModifier: XKB_MOD_NAME_CTRL)
-      | layout.keymap.mask(ofModifier: XKB_MOD_NAME_ALT)
-      | layout.keymap.mask(ofModifier: XKB_MOD_NAME_LOGO)
-    numLockMask = layout.keymap.mask(ofModifier: XKB_MOD_NAME_NUM)
-    capsLockMask = layout.keymap.mask(ofModifier: XKB_MOD_NAME_CAPS)
+    (shortcutModifiers, numLockMask, capsLockMask) = Self.masks(layout)
+    plainKeys = Self.plainKeys(layout)
+  }
+
+  /// Switches to `layout`, the desktop's new keymap, with `group` locked,
+  /// the locks kept and `down` keys held.
+  public func follow(_ layout: Layout, group: Int, down: [Bool]) {
+    let locked = state.lockedModifiers
+    (shortcutModifiers, numLockMask, capsLockMask) = Self.masks(layout)
+    plainKeys = Self.plainKeys(layout)
+    state = XKBState(keymap: layout.keymap)
+    state.lockGroup(group, lockedModifiers: locked)
+    for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
+  }
+
+  private static func masks(_ layout: Layout) -> (shortcut: UInt32, numLock: UInt32, capsLock: UInt32) {
+    let keymap = layout.keymap
+    return (
+      keymap.mask(ofModifier: XKB_MOD_NAME_CTRL) | keymap.mask(ofModifier: XKB_MOD_NAME_ALT)
+        | keymap.mask(ofModifier: XKB_MOD_NAME_LOGO),
+      keymap.mask(ofModifier: XKB_MOD_NAME_NUM), keymap.mask(ofModifier: XKB_MOD_NAME_CAPS)
+    )
+  }
+
+  private static func plainKeys(_ layout: Layout) -> [PlainKey?] {
     var plainKeys = [PlainKey?](repeating: nil, count: max(layout.groupCount, 1) * 256)
     for group in 0..<max(layout.groupCount, 1) {
       let probe = XKBState(keymap: layout.keymap)
@@ -67,7 +88,7 @@ public final class KeystrokeDecoder {
           keysym: keysym, character: character, edit: Self.edit(keysym: keysym, character: character))
       }
     }
-    self.plainKeys = plainKeys
+    return plainKeys
   }
 
   /// The plain key `code` is now: no modifier in effect, no dead key pending.
@@ -155,18 +176,11 @@ extension KeystrokeDecoder {
   /// Starts over from a fresh state with `down` keys held, for a decoder
   /// that was not fed for a while (the engine skips decoding when nothing
   /// needs the text). The locks stay; the group is `group`, or stays.
-  public func resynchronize(down: [Bool], group: Int? = nil) {
+  func resynchronize(down: [Bool], group: Int? = nil) {
     let locked = state.lockedModifiers
     let lockedGroup = group ?? state.effectiveGroup
     state = XKBState(keymap: state.keymap)
     state.lockGroup(lockedGroup, lockedModifiers: locked)
-    for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
-  }
-
-  /// Takes the locks of `other` (a decoder of another keymap the desktop
-  /// replaced) and locks `group`, with `down` keys held.
-  func take(locksOf other: KeystrokeDecoder, group: Int, down: [Bool]) {
-    state.lockGroup(group, lockedModifiers: other.state.lockedModifiers)
     for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
   }
 

@@ -9,7 +9,7 @@ struct TextField {
   static let repeatDelay: Int64 = 250
   static let repeatInterval: Int64 = 33
 
-  private var decoder: KeystrokeDecoder
+  private let decoder: KeystrokeDecoder
   private(set) var characters: [Unicode.Scalar] = []
   private(set) var cursor = 0
   /// The key the desktop is repeating and when it repeats next.
@@ -32,8 +32,7 @@ struct TextField {
   /// The desktop switched to `layout` with `group` locked: the field
   /// decodes what follows with it.
   mutating func follow(_ layout: Layout, group: Int) {
-    decoder = KeystrokeDecoder(layout: layout)
-    decoder.resynchronize(down: [], group: group)
+    decoder.follow(layout, group: group, down: [])
   }
 
   /// The field's text.
