@@ -137,6 +137,15 @@ public struct LayoutReport: Equatable, Sendable {
   }
 }
 
+extension LayoutReport {
+  /// Whether the daemon takes it: its names are XKB names, it names one
+  /// to four layouts and its group is one of them. A report it refuses
+  /// would end the agent's connection.
+  public var isWellFormed: Bool {
+    (try? AgentMessage(decoding: AgentMessage.layout(self).encoded().dropLast())) == .layout(self)
+  }
+}
+
 /// Why a message was refused. It never quotes the message: it may hold a
 /// window title.
 public struct AgentProtocolError: Error, Equatable, CustomStringConvertible, Sendable {

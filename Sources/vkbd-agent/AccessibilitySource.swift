@@ -78,14 +78,14 @@ final class AccessibilitySource: FieldSource {
     let address = try Self.busAddress()
     var bus: OpaquePointer?
     var status = sd_bus_new(&bus)
-    guard status >= 0, let bus else { throw AgentExit("sd_bus_new: \(Self.message(status))") }
+    guard status >= 0, let bus else { throw AgentExit("sd_bus_new: \(DBus.message(status))") }
     self.bus = bus
     status = sd_bus_set_address(bus, address)
-    guard status >= 0 else { throw AgentExit("bad accessibility bus address: \(Self.message(status))") }
+    guard status >= 0 else { throw AgentExit("bad accessibility bus address: \(DBus.message(status))") }
     _ = sd_bus_set_bus_client(bus, 1)
     _ = sd_bus_set_method_call_timeout(bus, Self.callTimeout)
     status = sd_bus_start(bus)
-    guard status >= 0 else { throw AgentExit("cannot connect to the accessibility bus: \(Self.message(status))") }
+    guard status >= 0 else { throw AgentExit("cannot connect to the accessibility bus: \(DBus.message(status))") }
     let context = Unmanaged.passUnretained(self).toOpaque()
     let rules = [
       "member='StateChanged',arg0='focused'", "member='StateChanged',arg0='defunct'", "member='TextCaretMoved'",
@@ -95,7 +95,7 @@ final class AccessibilitySource: FieldSource {
       var slot: OpaquePointer?
       status = sd_bus_add_match(
         bus, &slot, "type='signal',interface='org.a11y.atspi.Event.Object',\(rule)", Self.signal, context)
-      guard status >= 0 else { throw AgentExit("cannot add a match on the accessibility bus: \(Self.message(status))") }
+      guard status >= 0 else { throw AgentExit("cannot add a match on the accessibility bus: \(DBus.message(status))") }
       slots.append(slot)
     }
     // Applications send only the events someone registered for; the
@@ -103,7 +103,7 @@ final class AccessibilitySource: FieldSource {
     for event in ["object:state-changed:focused", "object:text-caret-moved", "object:text-changed"] {
       let registered = call(
         "org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
-        timeout: Self.registryTimeout, arguments: { Self.appendString($0, event) }, reading: { _ in true })
+        [.string(event)], timeout: Self.registryTimeout, reading: { _ in true })
       guard registered != nil else { throw AgentExit("the AT-SPI registry refused the event \(event)") }
     }
   }
@@ -137,7 +137,7 @@ final class AccessibilitySource: FieldSource {
       let status = sd_bus_process(bus, nil)
       if status > 0 { continue }
       if status < 0 {
-        logger.notice("the accessibility bus closed: \(Self.message(status))")
+        logger.notice("the accessibility bus closed: \(DBus.message(status))")
         close()
         return
       }
@@ -172,14 +172,10 @@ final class AccessibilitySource: FieldSource {
     guard let message, let context, let sender = sd_bus_message_get_sender(message),
       let path = sd_bus_message_get_path(message), let member = sd_bus_message_get_member(message)
     else { return 0 }
-    var kind: UnsafePointer<CChar>?
-    var detail: Int32 = 0
-    guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &kind) > 0, let kind,
-      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "i")), &detail) > 0
-    else { return 0 }
+    guard let kind = DBus.readString(message), let detail = DBus.readInt32(message) else { return 0 }
     let source = Unmanaged<AccessibilitySource>.fromOpaque(context).takeUnretainedValue()
     source.take(
-      String(cString: member), kind: String(cString: kind), detail: detail,
+      String(cString: member), kind: kind, detail: detail,
       from: AccessibleObject(sender: String(cString: sender), path: String(cString: path)))
     return 0
   }
@@ -219,13 +215,11 @@ final class AccessibilitySource: FieldSource {
     guard
       let caret = call(
         object.sender, object.path, "org.freedesktop.DBus.Properties", "Get",
-        arguments: { Self.appendString($0, textInterface) >= 0 ? Self.appendString($0, "CaretOffset") : -1 },
-        reading: Self.readVariantInt32),
+        [.string(textInterface), .string("CaretOffset")], reading: DBus.readVariant("i", DBus.readInt32)),
       let range = Self.textRange(caret: caret),
       let text = call(
-        object.sender, object.path, textInterface, "GetText",
-        arguments: { Self.appendInt32($0, range.start) >= 0 ? Self.appendInt32($0, caret) : -1 },
-        reading: Self.readString)
+        object.sender, object.path, textInterface, "GetText", [.int32(range.start), .int32(caret)],
+        reading: DBus.readString)
     else { return field }  // no answer, or no caret: the role alone
     guard let before = Self.before(text, from: range.start, to: caret) else {
       if !loggedBadOffset {
@@ -242,8 +236,8 @@ final class AccessibilitySource: FieldSource {
   private func classify(_ object: AccessibleObject) -> FieldRole? {
     let accessible = "org.a11y.atspi.Accessible"
     guard
-      let role = call(object.sender, object.path, accessible, "GetRole", reading: Self.readUInt32),
-      let states = call(object.sender, object.path, accessible, "GetState", reading: Self.readUInt32Array)
+      let role = call(object.sender, object.path, accessible, "GetRole", reading: DBus.readUInt32),
+      let states = call(object.sender, object.path, accessible, "GetState", reading: DBus.readUInt32Array)
     else { return nil }
     let field = Self.fieldRole(role: role, states: states)
     logger.debug("focus", metadata: ["atspi-role": "\(role)", "role": "\(field?.rawValue ?? "none")"])
@@ -293,88 +287,28 @@ final class AccessibilitySource: FieldSource {
     if let address = getenv("AT_SPI_BUS_ADDRESS"), address.pointee != 0 { return String(cString: address) }
     var session: OpaquePointer?
     let opened = sd_bus_open_user(&session)
-    guard opened >= 0, let session else { throw AgentExit("no session bus: \(message(opened))") }
+    guard opened >= 0, let session else { throw AgentExit("no session bus: \(DBus.message(opened))") }
     defer { sd_bus_flush_close_unref(session) }
-    var call: OpaquePointer?
-    var status = sd_bus_message_new_method_call(
-      session, &call, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress")
-    guard status >= 0 else { throw AgentExit("sd_bus_message_new_method_call: \(message(status))") }
-    defer { sd_bus_message_unref(call) }
-    var error = sd_bus_error()
-    defer { sd_bus_error_free(&error) }
-    var reply: OpaquePointer?
-    status = sd_bus_call(session, call, registryTimeout, &error, &reply)
-    guard status >= 0, let reply else {
-      throw AgentExit("no accessibility bus: \(error.message.map { String(cString: $0) } ?? message(status))")
+    let address = DBus.call(
+      session, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", timeout: registryTimeout,
+      reading: { DBus.readString($0) ?? "" })
+    switch address {
+    case .success(let address) where !address.isEmpty: return address
+    case .success: throw AgentExit("org.a11y.Bus gave no address")
+    case .failure(let error): throw AgentExit("no accessibility bus: \(error)")
     }
-    defer { sd_bus_message_unref(reply) }
-    guard let address = readString(reply), !address.isEmpty else { throw AgentExit("org.a11y.Bus gave no address") }
-    return address
   }
 
-  /// Calls a method, waits for the reply (`timeout` microseconds; 0: the
-  /// bus's ``callTimeout``) and reads it; nil on an error, logged at debug.
+  /// Calls a method on the accessibility bus, waits for the reply
+  /// (`timeout` microseconds; 0: the bus's ``callTimeout``) and reads it;
+  /// nil on an error, logged at debug.
   private func call<Value>(
-    _ destination: String, _ path: String, _ interface: String, _ member: String, timeout: UInt64 = 0,
-    arguments append: (OpaquePointer) -> Int32 = { _ in 0 }, reading read: (OpaquePointer) -> Value?
+    _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBus.Argument] = [],
+    timeout: UInt64 = 0, reading read: (OpaquePointer) -> Value?
   ) -> Value? {
     guard let bus else { return nil }
-    var message: OpaquePointer?
-    guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0, let message
-    else { return nil }
-    defer { sd_bus_message_unref(message) }
-    guard append(message) >= 0 else { return nil }
-    var error = sd_bus_error()
-    defer { sd_bus_error_free(&error) }
-    var reply: OpaquePointer?
-    let status = sd_bus_call(bus, message, timeout, &error, &reply)
-    guard status >= 0, let reply else {
-      logger.debug(
-        "AT-SPI call failed",
-        metadata: [
-          "call": "\(interface).\(member)",
-          "error": "\(error.message.map { String(cString: $0) } ?? Self.message(status))",
-        ])
-      return nil
-    }
-    defer { sd_bus_message_unref(reply) }
-    return read(reply)
+    return DBus.call(
+      bus, destination, path, interface, member, arguments, timeout: timeout, logger: logger, reading: read)
   }
 
-  private static func appendString(_ message: OpaquePointer, _ value: String) -> Int32 {
-    value.withCString { sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }
-  }
-
-  private static func appendInt32(_ message: OpaquePointer, _ value: Int32) -> Int32 {
-    var value = value
-    return sd_bus_message_append_basic(message, CChar(UInt8(ascii: "i")), &value)
-  }
-
-  private static func readString(_ reply: OpaquePointer) -> String? {
-    var text: UnsafePointer<CChar>?
-    guard sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "s")), &text) > 0, let text else { return nil }
-    return String(cString: text)
-  }
-
-  private static func readUInt32(_ reply: OpaquePointer) -> UInt32? {
-    var value: UInt32 = 0
-    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &value) > 0 ? value : nil
-  }
-
-  private static func readUInt32Array(_ reply: OpaquePointer) -> [UInt32]? {
-    var data: UnsafeRawPointer?
-    var size = 0
-    guard sd_bus_message_read_array(reply, CChar(UInt8(ascii: "u")), &data, &size) >= 0 else { return nil }
-    guard let data else { return [] }
-    return Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: UInt32.self), count: size / 4))
-  }
-
-  /// A property's value: an int32 in a variant.
-  private static func readVariantInt32(_ reply: OpaquePointer) -> Int32? {
-    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "i") > 0 else { return nil }
-    var value: Int32 = 0
-    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "i")), &value) > 0 ? value : nil
-  }
-
-  private static func message(_ status: Int32) -> String { String(cString: strerror(-status)) }
 }

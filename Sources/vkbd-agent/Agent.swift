@@ -303,3 +303,25 @@ struct StandardOutput: TextOutputStream {
     }
   }
 }
+
+/// A whole file as text, at most `limit` bytes of it; nil when it cannot
+/// be read.
+func readText(_ path: String, limit: Int = 1 << 20) -> String? {
+  guard let file = fopen(path, "r") else { return nil }
+  defer { fclose(file) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 65536)
+  while bytes.count < limit {
+    let count = fread(&chunk, 1, min(chunk.count, limit - bytes.count), file)
+    guard count > 0 else { break }
+    bytes += chunk[..<count]
+  }
+  return String(decoding: bytes, as: UTF8.self)
+}
+
+extension Substring {
+  /// The text without white space at either end.
+  var trimmed: String {
+    String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+  }
+}

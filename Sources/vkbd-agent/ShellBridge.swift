@@ -61,18 +61,18 @@ final class ShellBridge: FocusSource, LayoutSource {
     self.logger = logger
     var bus: OpaquePointer?
     var status = sd_bus_open_user(&bus)
-    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(Self.message(status))") }
+    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(DBus.message(status))") }
     self.bus = bus
     status = sd_bus_request_name(bus, Self.busName, 0)
     guard status >= 0 else {
       throw AgentExit(
         status == -EEXIST
           ? "another vkbd-agent serves this session (it has \(Self.busName))"
-          : "cannot take the name \(Self.busName): \(Self.message(status))",
+          : "cannot take the name \(Self.busName): \(DBus.message(status))",
         status: status == -EEXIST ? 0 : 1)
     }
     status = sd_bus_add_object(bus, &slot, Self.objectPath, Self.methodCall, Unmanaged.passUnretained(self).toOpaque())
-    guard status >= 0 else { throw AgentExit("cannot serve \(Self.objectPath): \(Self.message(status))") }
+    guard status >= 0 else { throw AgentExit("cannot serve \(Self.objectPath): \(DBus.message(status))") }
     if desktop == .kde { followKDELayouts() }
   }
 
@@ -112,7 +112,7 @@ final class ShellBridge: FocusSource, LayoutSource {
     while true {
       let status = sd_bus_process(bus, nil)
       if status == 0 { return }
-      guard status > 0 else { throw AgentExit("the session bus closed: \(Self.message(status))", status: 0) }
+      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
     }
   }
 
@@ -121,15 +121,15 @@ final class ShellBridge: FocusSource, LayoutSource {
     guard let message, let context else { return 0 }
     let bridge = Unmanaged<ShellBridge>.fromOpaque(context).takeUnretainedValue()
     if sd_bus_message_is_method_call(message, ShellBridge.interface, "FocusChanged") > 0 {
-      guard let fields = readStrings(message, count: 4) else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
+      guard let fields = DBus.readStrings(message, count: 4) else {
+        return sd_bus_reply_method_errno(message, EINVAL, nil)
+      }
       reply(to: message)
       bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
       return 1
     }
     if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "LayoutChanged") > 0 {
-      var group: UInt32 = 0
-      guard let fields = readStrings(message, count: 5),
-        sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &group) > 0
+      guard let fields = DBus.readStrings(message, count: 5), let group = DBus.readUInt32(message)
       else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
       let layout = LayoutReport(
         source: bridge.name, rules: fields[0].isEmpty ? "evdev" : fields[0], model: fields[1], layout: fields[2],
@@ -141,17 +141,6 @@ final class ShellBridge: FocusSource, LayoutSource {
       return 1
     }
     return 0
-  }
-
-  /// A method call's first `count` arguments, strings all.
-  private static func readStrings(_ message: OpaquePointer, count: Int) -> [String]? {
-    var fields: [String] = []
-    for _ in 0..<count {
-      var text: UnsafePointer<CChar>?
-      guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "s")), &text) > 0, let text else { return nil }
-      fields.append(String(cString: text))
-    }
-    return fields
   }
 
   /// Sends a method call's empty reply.
@@ -210,9 +199,8 @@ final class ShellBridge: FocusSource, LayoutSource {
   private static let kdeSignal: sd_bus_message_handler_t = { message, context, _ in
     guard let message, let context else { return 0 }
     let bridge = Unmanaged<ShellBridge>.fromOpaque(context).takeUnretainedValue()
-    var group: UInt32 = 0
     if sd_bus_message_is_signal(message, "org.kde.KeyboardLayouts", "layoutChanged") > 0,
-      sd_bus_message_read_basic(message, CChar(UInt8(ascii: "u")), &group) > 0, var layout = bridge.kdeLayout,
+      let group = DBus.readUInt32(message), var layout = bridge.kdeLayout,
       Int(group) < layout.layout.split(separator: ",", omittingEmptySubsequences: false).count
     {
       layout.group = Int(group)
@@ -229,7 +217,7 @@ final class ShellBridge: FocusSource, LayoutSource {
   /// Reads the layouts from kxkbrc, as KWin does, and the group from KWin;
   /// without kxkbrc (or its layouts) the layouts' names from KWin.
   private func readKDELayouts() {
-    let group = call(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayout", [], reading: Self.readUInt32)
+    let group = call(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayout", [], reading: DBus.readUInt32)
       .map(Int.init)
     var config = KxkbConfig.read() ?? KxkbConfig()
     var count = config.layouts.split(separator: ",", omittingEmptySubsequences: false).count
@@ -254,17 +242,12 @@ final class ShellBridge: FocusSource, LayoutSource {
     take(layout)
   }
 
-  private static func readUInt32(_ reply: OpaquePointer) -> UInt32? {
-    var value: UInt32 = 0
-    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "u")), &value) > 0 ? value : nil
-  }
-
   /// getLayoutsList's a(sss): the short names (the XKB layouts).
   private static func readLayoutNames(_ reply: OpaquePointer) -> [String]? {
-    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "a")), "(sss)") > 0 else { return nil }
+    guard sd_bus_message_enter_container(reply, DBus.type("a"), "(sss)") > 0 else { return nil }
     var names: [String] = []
-    while sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "r")), "sss") > 0 {
-      guard let fields = readStrings(reply, count: 3) else { return nil }
+    while sd_bus_message_enter_container(reply, DBus.type("r"), "sss") > 0 {
+      guard let fields = DBus.readStrings(reply, count: 3) else { return nil }
       names.append(fields[0])
       sd_bus_message_exit_container(reply)
     }
@@ -282,7 +265,7 @@ final class ShellBridge: FocusSource, LayoutSource {
     guard
       let id = call(
         "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "loadScript", [path, Self.kwinPlugin],
-        reading: Self.readInt32), id >= 0
+        reading: DBus.readInt32), id >= 0
     else { throw AgentExit("KWin did not load the script \(path) (is this a KDE Plasma session?)") }
     for object in ["/Scripting/Script\(id)", "/\(id)"]
     where call("org.kde.KWin", object, "org.kde.kwin.Script", "run", [], reading: { _ in () }) != nil {
@@ -298,14 +281,14 @@ final class ShellBridge: FocusSource, LayoutSource {
   private func enableGNOMEExtension() throws(AgentExit) {
     let enabled = call(
       "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [Self.gnomeExtension],
-      reading: Self.readBool)
+      reading: DBus.readBool)
     guard enabled == true else {
       throw AgentExit(
         "GNOME Shell has not loaded the extension \(Self.gnomeExtension): install it (make install) and log in again")
     }
     let extensionsOn = call(
       "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
-      ["org.gnome.Shell.Extensions", "UserExtensionsEnabled"], reading: Self.readVariantBool)
+      ["org.gnome.Shell.Extensions", "UserExtensionsEnabled"], reading: DBus.readVariant("b", DBus.readBool))
     guard extensionsOn != false else {
       throw AgentExit(
         "GNOME Shell has extensions switched off: switch them on in the Extensions app "
@@ -320,47 +303,10 @@ final class ShellBridge: FocusSource, LayoutSource {
     _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [String],
     reading read: (OpaquePointer) -> Value?
   ) -> Value? {
-    var message: OpaquePointer?
-    guard sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0 else { return nil }
-    defer { sd_bus_message_unref(message) }
-    for argument in arguments {
-      guard argument.withCString({ sd_bus_message_append_basic(message, CChar(UInt8(ascii: "s")), $0) }) >= 0 else {
-        return nil
-      }
-    }
-    var error = sd_bus_error()
-    defer { sd_bus_error_free(&error) }
-    var reply: OpaquePointer?
-    let status = sd_bus_call(bus, message, 5_000_000, &error, &reply)
-    guard status >= 0 else {
-      logger.debug(
-        "D-Bus call failed",
-        metadata: [
-          "call": "\(destination) \(path) \(member)", "error": "\(error.message.map { String(cString: $0) } ?? "")",
-        ])
-      return nil
-    }
-    defer { sd_bus_message_unref(reply) }
-    return reply.flatMap(read)
+    DBus.call(
+      bus, destination, path, interface, member, arguments.map(DBus.Argument.string), timeout: 5_000_000,
+      logger: logger, reading: read)
   }
-
-  private static func readInt32(_ reply: OpaquePointer) -> Int32? {
-    var value: Int32 = 0
-    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "i")), &value) > 0 ? value : nil
-  }
-
-  private static func readBool(_ reply: OpaquePointer) -> Bool? {
-    var value: Int32 = 0  // D-Bus booleans are read as a C int
-    return sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "b")), &value) > 0 ? value != 0 : nil
-  }
-
-  /// A property's value: a boolean in a variant.
-  private static func readVariantBool(_ reply: OpaquePointer) -> Bool? {
-    guard sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "b") > 0 else { return nil }
-    return readBool(reply)
-  }
-
-  private static func message(_ status: Int32) -> String { String(cString: strerror(-status)) }
 }
 
 /// KDE's keyboard settings: the [Layout] section of kxkbrc, which KWin
@@ -378,12 +324,12 @@ struct KxkbConfig: Equatable {
     var section = ""
     var entries: [String: String] = [:]
     for line in text.split(whereSeparator: \.isNewline) {
-      let line = Self.trimmed(line)[...]
+      let line = line.trimmed[...]
       if line.hasPrefix("[") {
         section = String(line.dropFirst().prefix { $0 != "]" })
       } else if section == "Layout", !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
         // KConfig's flags (Key[$e]) and locales (Key[de]) follow the key.
-        entries[Self.trimmed(line[..<equals].prefix { $0 != "[" })] = Self.trimmed(line[line.index(after: equals)...])
+        entries[line[..<equals].prefix { $0 != "[" }.trimmed] = line[line.index(after: equals)...].trimmed
       }
     }
     layouts = entries["LayoutList"] ?? ""
@@ -392,27 +338,12 @@ struct KxkbConfig: Equatable {
     if entries["ResetOldOptions"] == "true" { options = entries["Options"] ?? "" }
   }
 
-  private static func trimmed(_ text: Substring) -> String {
-    var text = text
-    while text.first?.isWhitespace == true { text.removeFirst() }
-    while text.last?.isWhitespace == true { text.removeLast() }
-    return String(text)
-  }
-
   /// `$XDG_CONFIG_HOME/kxkbrc` (else `~/.config/kxkbrc`); nil when there is none.
   static func read() -> KxkbConfig? {
     let directory =
       getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
       ?? getenv("HOME").map { String(cString: $0) + "/.config" }
-    guard let directory, let file = fopen(directory + "/kxkbrc", "r") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while bytes.count < 1 << 20 {
-      let count = fread(&chunk, 1, chunk.count, file)
-      guard count > 0 else { break }
-      bytes += chunk[..<count]
-    }
-    return KxkbConfig(parsing: String(decoding: bytes, as: UTF8.self))
+    guard let directory, let text = readText(directory + "/kxkbrc") else { return nil }
+    return KxkbConfig(parsing: text)
   }
 }

@@ -161,19 +161,19 @@ struct LayoutDescriptions {
     var variants: [(String, (String, String))] = []
     for line in list.split(separator: "\n") {
       if line.hasPrefix("!") {
-        section = line.dropFirst().trimmingSpaces
+        section = line.dropFirst().trimmed
         continue
       }
-      let trimmed = line.trimmingSpaces
+      let trimmed = line.trimmed
       guard let space = trimmed.firstIndex(of: " ") else { continue }
       let name = String(trimmed[..<space])
-      let rest = trimmed[space...].trimmingSpaces
+      let rest = trimmed[space...].trimmed
       switch section {
       case "layout": byDescription[rest] = byDescription[rest] ?? (name, "")
       case "variant":
         guard let colon = rest.firstIndex(of: ":") else { continue }
         let layout = String(rest[..<colon])
-        variants.append((rest[rest.index(after: colon)...].trimmingSpaces, (layout, name)))
+        variants.append((rest[rest.index(after: colon)...].trimmed, (layout, name)))
       default: break
       }
     }
@@ -182,24 +182,4 @@ struct LayoutDescriptions {
 
   /// The layout and variant a description names; nil for an unknown one.
   func names(for description: String) -> (layout: String, variant: String)? { byDescription[description] }
-}
-
-extension Substring {
-  fileprivate var trimmingSpaces: String {
-    String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-  }
-}
-
-/// A whole file as text; nil when it cannot be read.
-func readText(_ path: String) -> String? {
-  guard let file = fopen(path, "r") else { return nil }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var buffer = [UInt8](repeating: 0, count: 65536)
-  while true {
-    let count = fread(&buffer, 1, buffer.count, file)
-    if count <= 0 { break }
-    bytes += buffer[..<count]
-  }
-  return String(decoding: bytes, as: UTF8.self)
 }

@@ -139,12 +139,3 @@ final class X11LayoutSource: LayoutSource {
     group = Int(reply.pointee.group)
   }
 }
-
-extension LayoutReport {
-  /// Whether the daemon takes it: its names are XKB names, it names one
-  /// to four layouts and its group is one of them. A report it refuses
-  /// would end the agent's connection.
-  var isWellFormed: Bool {
-    (try? AgentMessage(decoding: AgentMessage.layout(self).encoded().dropLast())) == .layout(self)
-  }
-}

@@ -54,9 +54,15 @@ enum Script {
       role = known
     }
     guard !title.isEmpty else { return .focus(app: String(app), role: role, title: nil) }
-    guard title.first == "\"" else { return .focus(app: String(app), role: role, title: String(title)) }
+    return .focus(app: String(app), role: role, title: try text(title, fail: fail))
+  }
+
+  /// A text argument: the rest of the line, or a JSON string literal when
+  /// it starts with a double quote.
+  private static func text(_ argument: Substring, fail: (String) -> ScriptError) throws(ScriptError) -> String {
+    guard argument.first == "\"" else { return String(argument) }
     do {
-      return .focus(app: String(app), role: role, title: try FlatJSON.parseString(title))
+      return try FlatJSON.parseString(argument)
     } catch {
       throw fail("bad string literal: \(error.message)")
     }
@@ -102,15 +108,7 @@ enum Script {
     }
 
     switch command.lowercased() {
-    case "type":
-      if argument.first == "\"" {
-        do {
-          return .type(try FlatJSON.parseString(argument))
-        } catch {
-          throw fail("bad string literal: \(error.message)")
-        }
-      }
-      return .type(String(argument))
+    case "type": return .type(try text(argument, fail: fail))
     case "tap":
       let names = words()
       guard names.count == 1 else { throw fail("tap takes one chord, like leftctrl+v") }
@@ -134,13 +132,7 @@ enum Script {
       return .click
     case "focus":
       return try focus(argument, fail: fail)
-    case "field":
-      guard argument.first == "\"" else { return .field(String(argument)) }
-      do {
-        return .field(try FlatJSON.parseString(argument))
-      } catch {
-        throw fail("bad string literal: \(error.message)")
-      }
+    case "field": return .field(try text(argument, fail: fail))
     case "desktop-layout":
       let values = words()
       guard (1...2).contains(values.count), let names = LayoutNames(parsing: String(values[0])) else {
