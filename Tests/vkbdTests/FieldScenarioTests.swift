@@ -111,6 +111,11 @@ import Testing
     // The same names again come from the cache: the same keymap.
     let again = try desktop.take(LayoutReport(source: "test", layout: "us,de", group: 0))
     #expect(again.layout === good.layout)
+    // The agent goes: the report in force is forgotten, once.
+    let forgotten = desktop.forget()
+    #expect(forgotten && desktop.report == nil)
+    let forgottenAgain = desktop.forget()
+    #expect(!forgottenAgain)
   }
 
   @Test func theSimulateCommandTakesFieldLines() throws {

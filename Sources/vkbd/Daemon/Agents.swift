@@ -51,11 +51,11 @@ extension Daemon {
   /// The desktop's layout as the active user's agent reports it (nil: no
   /// agent reports one): the engine follows it, unless the config names a
   /// layout. A report that does not compile is refused and the layout in
-  /// force stays.
+  /// force stays. When the agent goes, the configured layout comes back;
+  /// when none was followed, the group the keys chose stays.
   func desktopLayoutChanged(_ report: LayoutReport?) {
     guard let report else {
-      desktop.forget()
-      engine.follow(configuredLayout, group: 0)
+      if desktop.forget() && configuration.layout == nil { engine.follow(configuredLayout, group: 0) }
       return
     }
     do {

@@ -54,6 +54,10 @@ struct DesktopLayout {
     return (layout, report.group)
   }
 
-  /// No agent reports a layout any more.
-  mutating func forget() { report = nil }
+  /// No agent reports a layout any more; false when none was in force.
+  @discardableResult
+  mutating func forget() -> Bool {
+    defer { report = nil }
+    return report != nil
+  }
 }
