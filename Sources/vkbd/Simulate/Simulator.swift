@@ -91,11 +91,8 @@ struct Simulator {
       field.repeatHeldKey(until: clock)
       field.set(text)
       // What an agent reports: the last characters before the cursor.
-      let before = field.textBeforeCursor
-      let report = FieldReport(
-        source: "simulate", role: context.field?.role,
-        before: String(String.UnicodeScalarView(before.suffix(AgentProtocol.maximumFieldText))),
-        isFieldStart: before.count <= AgentProtocol.maximumFieldText)
+      let (before, isWhole) = AgentProtocol.lastCharacters(Substring(field.textBeforeCursor))
+      let report = FieldReport(source: "simulate", role: context.field?.role, before: before, isFieldStart: isWhole)
       context.update(report, rules: rules, global: global, engine: engine)
     case .desktopLayout(let names, let group):
       runTimers(before: clock)

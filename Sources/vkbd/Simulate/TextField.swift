@@ -27,7 +27,7 @@ struct TextField {
   }
 
   /// The text before the cursor.
-  var textBeforeCursor: [Unicode.Scalar] { Array(characters[..<cursor]) }
+  var textBeforeCursor: String { String(String.UnicodeScalarView(characters[..<cursor])) }
 
   /// The desktop switched to `layout` with `group` locked: the field
   /// decodes what follows with it.
