@@ -52,6 +52,7 @@ let package = Package(
     ),
     // The messages between the session agent and the daemon, which both link.
     .target(name: "AgentProtocol"),
+    .target(name: "SessionCommands", dependencies: ["AgentProtocol"]),
     // The --log-level option both executables take.
     .target(
       name: "LogOptions",
@@ -72,6 +73,7 @@ let package = Package(
         "CSystemd",
         "CYAML",
         "KeyboardEngine",
+        "SessionCommands",
         "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -88,6 +90,7 @@ let package = Package(
       dependencies: [
         "AgentProtocol",
         "CAgent",
+        "SessionCommands",
         "CSystemd",
         "CXCB",
         "LogOptions",

@@ -10,6 +10,11 @@ public enum AgentProtocol {
   public static let defaultSocket = "/run/vkbd/agent.sock"
   /// The longest message either side reads, newline included.
   public static let maximumMessage = 8192
+  /// The longest `value` message (a program's output), newline included.
+  public static let maximumValueMessage = 1 << 19
+  /// The most characters of a variable's value: an expansion's longest
+  /// replacement.
+  public static let maximumValue = 65_536
   /// The longest window title a report may carry, in UTF-8 bytes: the agent
   /// cuts longer ones (``truncated(_:toBytes:)``).
   public static let maximumTitle = 1024
@@ -165,6 +170,8 @@ public enum AgentMessage: Equatable, Sendable {
   case field(FieldReport)
   /// The desktop's layout or its group changed.
   case layout(LayoutReport)
+  /// The answer to a ``DaemonMessage/variable(_:)`` request.
+  case value(VariableAnswer)
 
   /// The message as one line, newline included.
   public func encoded() -> [UInt8] {
@@ -188,6 +195,14 @@ public enum AgentMessage: Equatable, Sendable {
         ("model", .string(layout.model)), ("layout", .string(layout.layout)), ("variant", .string(layout.variant)),
         ("options", .string(layout.options)), ("group", .integer(Int64(layout.group))),
       ]
+    case .value(let answer):
+      fields += [("type", .string("value")), ("id", .integer(Int64(answer.id)))]
+      switch answer.result {
+      case .success(let value):
+        fields.append(("text", .string(value.text)))
+        if !value.fields.isEmpty { fields.append(("fields", .string(AgentProtocol.joined(value.fields)))) }
+      case .failure(let reason): fields.append(("error", .string(reason.message)))
+      }
     }
     return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
   }
@@ -238,8 +253,21 @@ public enum AgentMessage: Equatable, Sendable {
       }
       layout.group = Int(group)
       self = .layout(layout)
+    case "value":
+      let id = try message.identifier()
+      if let reason = try message.optionalString("error", limit: AgentProtocol.maximumMessage) {
+        self = .value(VariableAnswer(id: id, result: .failure(AgentProtocolError(reason))))
+      } else {
+        let text = try message.string("text", limit: AgentProtocol.maximumValueMessage)
+        guard text.unicodeScalars.count <= AgentProtocol.maximumValue else {
+          throw AgentProtocolError("field 'text' is longer than \(AgentProtocol.maximumValue) characters")
+        }
+        let fields = try message.optionalString("fields", limit: AgentProtocol.maximumValueMessage)
+        self = .value(
+          VariableAnswer(id: id, result: .success(VariableValueText(text, fields: AgentProtocol.pairs(fields ?? "")))))
+      }
     default:
-      throw AgentProtocolError("unknown message type (hello, focus, field, layout)")
+      throw AgentProtocolError("unknown message type (hello, focus, field, layout, value)")
     }
     try message.finish()
   }
@@ -253,6 +281,8 @@ public enum DaemonMessage: Equatable, Sendable {
   case session(active: Bool)
   /// Why the daemon closes the connection.
   case refused(String)
+  /// Work out a snippet's variable in the user's session.
+  case variable(VariableRequest)
 
   /// The message as one line, newline included.
   public func encoded() -> [UInt8] {
@@ -260,6 +290,17 @@ public enum DaemonMessage: Equatable, Sendable {
     switch self {
     case .session(let active): fields += [("type", .string("session")), ("active", .bool(active))]
     case .refused(let reason): fields += [("type", .string("refused")), ("reason", .string(reason))]
+    case .variable(let request):
+      fields += [
+        ("type", .string("variable")), ("id", .integer(Int64(request.id))), ("kind", .string(request.kind.rawValue)),
+        ("arguments", .string(request.arguments.joined(separator: "\u{0}"))), ("trim", .bool(request.trim)),
+      ]
+      if let shell = request.shell { fields.append(("shell", .string(shell))) }
+      if !request.values.isEmpty { fields.append(("values", .string(request.values.joined(separator: "\u{0}")))) }
+      if let layout = request.layout { fields.append(("layout", .string(layout))) }
+      if !request.environment.isEmpty {
+        fields.append(("environment", .string(AgentProtocol.joined(request.environment))))
+      }
     }
     return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
   }
@@ -270,7 +311,25 @@ public enum DaemonMessage: Equatable, Sendable {
     switch message.type {
     case "session": self = .session(active: try message.bool("active"))
     case "refused": self = .refused(try message.string("reason", limit: AgentProtocol.maximumMessage))
-    default: throw AgentProtocolError("unknown message type (session, refused)")
+    case "variable":
+      let id = try message.identifier()
+      guard let kind = VariableRequest.Kind(rawValue: try message.word("kind")) else {
+        throw AgentProtocolError("field 'kind' must be one of shell, script, clipboard, choice, form")
+      }
+      var request = VariableRequest(id: id, kind: kind)
+      let arguments = try message.string("arguments", limit: AgentProtocol.maximumMessage)
+      request.arguments =
+        arguments.isEmpty ? [] : arguments.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+      request.trim = try message.bool("trim")
+      request.shell = try message.optionalString("shell", limit: AgentProtocol.maximumName)
+      let values = try message.optionalString("values", limit: AgentProtocol.maximumMessage) ?? ""
+      request.values =
+        values.isEmpty ? [] : values.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+      request.layout = try message.optionalString("layout", limit: AgentProtocol.maximumMessage)
+      request.environment = AgentProtocol.pairs(
+        try message.optionalString("environment", limit: AgentProtocol.maximumMessage) ?? "")
+      self = .variable(request)
+    default: throw AgentProtocolError("unknown message type (session, refused, variable)")
     }
     try message.finish()
   }
@@ -282,8 +341,8 @@ private struct MessageFields {
   let type: String
 
   init(_ line: some Collection<UInt8>) throws(AgentProtocolError) {
-    guard line.count < AgentProtocol.maximumMessage else {
-      throw AgentProtocolError("message longer than \(AgentProtocol.maximumMessage) bytes")
+    guard line.count < AgentProtocol.maximumValueMessage else {
+      throw AgentProtocolError("message longer than \(AgentProtocol.maximumValueMessage) bytes")
     }
     do {
       fields = try FlatJSON.parseObject(line)
@@ -337,6 +396,13 @@ private struct MessageFields {
   private static let wordBytes = Set(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_".utf8)
 
+  /// A request's id: a whole number that fits 32 bits.
+  mutating func identifier() throws(AgentProtocolError) -> UInt32 {
+    let id = try integer("id")
+    guard let value = UInt32(exactly: id) else { throw AgentProtocolError("field 'id' must be 0 to \(UInt32.max)") }
+    return value
+  }
+
   mutating func integer(_ key: String) throws(AgentProtocolError) -> Int64 {
     switch take(key) {
     case .integer(let number)?: return number
@@ -383,5 +449,87 @@ private struct MessageFields {
   /// Refuses the fields no one took.
   func finish() throws(AgentProtocolError) {
     if let unknown = fields.first { throw AgentProtocolError("unknown field '\(unknown.key.prefix(40))'") }
+  }
+}
+
+/// A snippet variable that only the user's session can work out (DESIGN 7):
+/// what the daemon asks the active user's agent. The daemon never runs a
+/// program itself.
+public struct VariableRequest: Equatable, Sendable {
+  public enum Kind: String, Sendable, CaseIterable {
+    /// `arguments[0]` is a command for `shell`.
+    case shell
+    /// `arguments` are a program and its arguments.
+    case script
+    /// The clipboard's text.
+    case clipboard
+    /// The user picks one of `arguments` (labels); `values` are what is typed.
+    case choice
+    /// The user fills the fields `arguments` of `layout`; `values` are their defaults.
+    case form
+  }
+
+  public var id: UInt32
+  public var kind: Kind
+  public var arguments: [String] = []
+  public var values: [String] = []
+  public var shell: String?
+  public var layout: String?
+  /// Trim white space off the output (espanso's `trim`, on by default).
+  public var trim = true
+  /// Variables for the program's environment (espanso's `ESPANSO_NAME`).
+  public var environment: [(String, String)] = []
+
+  public init(id: UInt32, kind: Kind) {
+    self.id = id
+    self.kind = kind
+  }
+
+  public static func == (lhs: VariableRequest, rhs: VariableRequest) -> Bool {
+    lhs.id == rhs.id && lhs.kind == rhs.kind && lhs.arguments == rhs.arguments && lhs.values == rhs.values
+      && lhs.shell == rhs.shell && lhs.layout == rhs.layout && lhs.trim == rhs.trim
+      && lhs.environment.elementsEqual(rhs.environment, by: ==)
+  }
+}
+
+/// A variable's value as the agent sends it: its text, and a form's fields.
+public struct VariableValueText: Equatable, Sendable {
+  public var text: String
+  public var fields: [(String, String)]
+
+  public init(_ text: String, fields: [(String, String)] = []) {
+    self.text = text
+    self.fields = fields
+  }
+
+  public static func == (lhs: VariableValueText, rhs: VariableValueText) -> Bool {
+    lhs.text == rhs.text && lhs.fields.elementsEqual(rhs.fields, by: ==)
+  }
+}
+
+/// The agent's answer to a ``VariableRequest``: the value, or why there is
+/// none (a reason that quotes no output).
+public struct VariableAnswer: Equatable, Sendable {
+  public var id: UInt32
+  public var result: Result<VariableValueText, AgentProtocolError>
+
+  public init(id: UInt32, result: Result<VariableValueText, AgentProtocolError>) {
+    self.id = id
+    self.result = result
+  }
+}
+
+extension AgentProtocol {
+  /// `name=value` pairs, NUL-separated: a map in a flat message.
+  static func joined(_ pairs: [(String, String)]) -> String {
+    pairs.map { "\($0.0)=\($0.1)" }.joined(separator: "\u{0}")
+  }
+
+  static func pairs(_ text: String) -> [(String, String)] {
+    guard !text.isEmpty else { return [] }
+    return text.split(separator: "\u{0}", omittingEmptySubsequences: false).map { pair in
+      let name = pair.prefix { $0 != "=" }
+      return (String(name), String(pair.dropFirst(name.count + 1)))
+    }
   }
 }

@@ -55,6 +55,17 @@ public final class Engine {
   }
   /// Where the engine reports what the host should log.
   public var onNotice: ((EngineNotice) -> Void)?
+  /// Where the engine asks the user's session for a variable's value (a
+  /// program's output, the clipboard). The host answers later with
+  /// ``sessionAnswered(_:value:at:into:)``; it returns false when nobody can
+  /// answer (no session agent), and the snippet's trigger stays as typed.
+  public var onSessionCall: ((SessionRequest) -> Bool)?
+  /// The expansion waiting for the session's answer; the keys typed
+  /// meanwhile wait in the queue.
+  var waiting: WaitingExpansion?
+  var lastRequest: UInt32 = 0
+  /// The working memory of regex trigger searches.
+  let regexScratch = RegexScratch()
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
@@ -111,6 +122,7 @@ public final class Engine {
 
   /// The earliest time at which ``advance(to:into:)`` has work to do.
   public var nextDeadline: Instant? {
+    if let waiting { return waiting.deadline }
     guard let typingDue = typing.deadline else { return backspaceRepeat.deadline }
     guard let repeatDue = backspaceRepeat.deadline else { return typingDue }
     return min(typingDue, repeatDue)
@@ -131,7 +143,7 @@ public final class Engine {
   /// first.
   public func handleBeforeSettling(_ event: KeyEvent, into output: inout KeyOutput) {
     settle()
-    if typing.isActive || queuedHead < queuedEvents.count {
+    if typing.isActive || waiting != nil || queuedHead < queuedEvents.count {
       queuedEvents.append(event)
       return
     }
@@ -188,6 +200,10 @@ public final class Engine {
   /// an expansion.
   public func advance(to now: Instant, into output: inout KeyOutput) {
     settle()
+    if let waiting, waiting.deadline <= now {
+      onNotice?(.sessionVariableFailed(origin: snippets.snippets[waiting.match.snippet].origin, reason: .timedOut))
+      giveUp(waiting, at: now, into: &output)
+    }
     while let due = backspaceRepeat.deadline, due <= now {
       var taps = backspaceRepeat.tick(text: text, configuration: configuration.backspace)
       while taps > 0 {
@@ -201,7 +217,7 @@ public final class Engine {
   /// Handles the events that waited for the engine's own typing, in order,
   /// until they are done or one starts typing again.
   func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
-    while queuedHead < queuedEvents.count && !typing.isActive {
+    while queuedHead < queuedEvents.count && !typing.isActive && waiting == nil {
       var event = queuedEvents[queuedHead]
       queuedHead += 1
       if event.time < now { event.time = now }  // it reaches the application now
@@ -231,7 +247,7 @@ public final class Engine {
   /// own describe a state on the way and are left alone.
   public func fieldReported(before reported: [Unicode.Scalar], isFieldStart: Bool) {
     settle()
-    guard decodes, !typing.isActive, queuedHead == queuedEvents.count else { return }
+    guard decodes, !typing.isActive, waiting == nil, queuedHead == queuedEvents.count else { return }
     for behind in 0...min(appendRun, Self.longestReportLag, text.count) {
       let known = text.count - behind
       guard Self.tailsAgree(text, droppingLast: behind, reported) else { continue }
@@ -305,6 +321,7 @@ public final class Engine {
     cancelAids()
     if typing.isActive { text.reset() }  // the application has only part of it
     typing.cancel()
+    waiting = nil
     queuedEvents.removeAll(keepingCapacity: true)
     queuedHead = 0
     liftedModifiers = ModifierKeys()
@@ -411,8 +428,11 @@ public final class Engine {
         return expand(longer, in: view, modelLength: modelLength, key: code, next: next, at: time, into: &output)
       }
     }
-    guard let plain else { return false }
-    return expand(plain, in: text, modelLength: plain.typedLength, key: code, next: next, at: time, into: &output)
+    if let plain {
+      return expand(plain, in: text, modelLength: plain.typedLength, key: code, next: next, at: time, into: &output)
+    }
+    guard let found = snippets.matchRegex(next: next, after: text, scratch: regexScratch) else { return false }
+    return expand(found, in: text, modelLength: found.typedLength, key: code, next: next, at: time, into: &output)
   }
 
   /// Backspace: the undo of a double-space period, and the daemon's own repeat.

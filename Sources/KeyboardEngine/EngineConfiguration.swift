@@ -83,6 +83,9 @@ public struct ExpansionConfiguration: Equatable, Sendable {
   /// keys, a reader away for up to two gaps (16 ms, a frame at 60 Hz) keeps
   /// up; about 900 characters a second.
   public var burstGapMilliseconds: Int64 = 8
+  /// How long a snippet waits for the session agent's value of a variable
+  /// (shell, script, clipboard) before it gives up and leaves its trigger.
+  public var sessionTimeoutMilliseconds: Int64 = 2000
 
   /// The defaults.
   public init() {}

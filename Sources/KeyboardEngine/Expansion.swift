@@ -194,6 +194,8 @@ public enum EngineNotice: Equatable, Sendable, CustomStringConvertible {
   /// A snippet fired but a character of its replacement has no key on the
   /// layout and `unicode_input` is `none`: the trigger stays as typed.
   case expansionRefused(origin: String, layout: String)
+  /// A snippet's session variable got no value: the trigger stays as typed.
+  case sessionVariableFailed(origin: String, reason: SessionFailure)
 
   /// The notice as a log line.
   public var description: String {
@@ -201,8 +203,58 @@ public enum EngineNotice: Equatable, Sendable, CustomStringConvertible {
     case .expansionRefused(let origin, let layout):
       return "snippet at \(origin) not typed: layout \(layout) has no key for a character "
         + "of its replacement and unicode_input is none"
+    case .sessionVariableFailed(let origin, let reason):
+      return "snippet at \(origin) not typed: \(reason)"
     }
   }
+}
+
+/// Why a session variable got no value.
+public enum SessionFailure: Error, Equatable, Sendable, CustomStringConvertible {
+  /// No session agent of the active user is connected.
+  case noAgent
+  /// No answer within the timeout.
+  case timedOut
+  /// The agent could not work it out (a program failed, a dialog was
+  /// cancelled): its reason, which carries no typed text.
+  case failed(String)
+
+  public var description: String {
+    switch self {
+    case .noAgent: "its variables need the user's session agent, and none is connected"
+    case .timedOut: "the session agent did not answer in time"
+    case .failed(let reason): "the session agent could not work out a variable: \(reason)"
+    }
+  }
+}
+
+/// What the engine asks the user's session for: one variable's value.
+public struct SessionRequest: Equatable, Sendable {
+  /// Matches the answer to the question.
+  public var id: UInt32
+  public var call: SessionCall
+  /// The values worked out before it, by name (espanso gives them to
+  /// programs as `ESPANSO_NAME`, a form's fields as `ESPANSO_NAME_FIELD`).
+  public var environment: [String: String]
+}
+
+/// An expansion whose snippet waits for a session variable's value.
+struct WaitingExpansion {
+  var request: UInt32 = 0
+  /// The variable asked for.
+  var variable = 0
+  var match: SnippetMatcher.Match
+  var inputs: VariableInputs
+  /// The trigger as typed, the key being pressed included.
+  var typed: [Unicode.Scalar]
+  /// Characters of the model the trigger covers.
+  var modelLength: Int
+  /// Whether the trigger's first letter was capitalized at a sentence start.
+  var capitalized: Bool
+  /// The trigger's last key, swallowed until the expansion is typed.
+  var key: UInt16
+  var next: Unicode.Scalar
+  var deadline: Instant
 }
 
 extension Engine {
@@ -214,16 +266,59 @@ extension Engine {
     _ match: SnippetMatcher.Match, in view: some MatchableText, modelLength: Int, key code: UInt16,
     next: Unicode.Scalar, at time: Instant, into output: inout KeyOutput
   ) -> Bool {
-    let snippet = snippets.snippets[match.snippet]
     var typed: [Unicode.Scalar] = []
     for offset in stride(from: match.typedLength - 1, through: 0, by: -1) {
       typed.append(view[typedFromEnd: offset])
     }
     if !match.endsWithSeparator { typed.append(next) }
-    var rendered = snippet.render(typed: typed, now: wallClock())
+    var inputs = VariableInputs(now: wallClock(), seed: UInt64.random(in: 0...UInt64.max))
+    inputs.captures = match.captures
+    let waiting = WaitingExpansion(
+      match: match, inputs: inputs, typed: typed, modelLength: modelLength,
+      capitalized: match.typedLength > 0 && view.isAutoCapitalized(fromEnd: match.typedLength - 1),
+      key: code, next: next, deadline: time.adding(milliseconds: configuration.expansion.sessionTimeoutMilliseconds))
+    switch continueExpansion(waiting, at: time, into: &output) {
+    case .typed, .waiting:
+      swallowRelease[Int(code)] = true
+      return true
+    case .failed:
+      return false
+    }
+  }
+
+  enum ExpansionStep { case typed, waiting, failed }
+
+  /// Works out the snippet's variables: asks the session for the next one
+  /// it needs, or types the expansion when all are known.
+  private func continueExpansion(
+    _ expansion: WaitingExpansion, at time: Instant, into output: inout KeyOutput
+  ) -> ExpansionStep {
+    let snippet = snippets.snippets[expansion.match.snippet]
+    let (values, needed) = snippet.evaluate(expansion.inputs, nested: { self.snippets.snippet(forTrigger: $0) })
+    if let needed, let call = snippet.sessionCall(needed, values: values) {
+      lastRequest &+= 1
+      var asking = expansion
+      asking.request = lastRequest
+      asking.variable = needed
+      waiting = asking
+      var environment: [String: String] = [:]
+      for (index, variable) in snippet.variables.enumerated() {
+        guard let value = values[index] else { continue }
+        let name = "ESPANSO_" + variable.name.uppercased()
+        environment[name] = value.text
+        for (field, text) in value.fields { environment[name + "_" + field.uppercased()] = text }
+      }
+      guard onSessionCall?(SessionRequest(id: lastRequest, call: call, environment: environment)) == true else {
+        waiting = nil
+        onNotice?(.sessionVariableFailed(origin: snippet.origin, reason: .noAgent))
+        return .failed
+      }
+      return .waiting
+    }
+    var rendered = snippet.render(typed: expansion.typed, values: values)
     // The trigger's first letter was capitalized at a sentence start: so is
     // the replacement's.
-    if match.typedLength > 0, view.isAutoCapitalized(fromEnd: match.typedLength - 1),
+    if expansion.capitalized,
       let first = rendered.text.firstIndex(where: { $0.properties.isAlphabetic }),
       rendered.text[first].properties.isLowercase,
       case let capital = rendered.text[first].properties.uppercaseMapping.unicodeScalars,
@@ -231,27 +326,84 @@ extension Engine {
     {
       rendered.text[first] = capital[capital.startIndex]
     }
-    if match.endsWithSeparator {
-      typed.append(next)
-      rendered.text.append(next)
+    var typed = expansion.typed
+    if expansion.match.endsWithSeparator {
+      typed.append(expansion.next)
+      rendered.text.append(expansion.next)
       if rendered.charactersAfterCursor > 0 { rendered.charactersAfterCursor += 1 }
     }
-    let deleted = Self.graphemeCount(typedLengthOf: modelLength, in: text)
-    guard let plan = planTyping(deleting: deleted, forward: 0, typing: rendered) else {
-      if refusedSnippets.insert(match.snippet).inserted {
+    // What is on the screen already and starts the replacement stays.
+    let kept = Self.sharedStart(of: rendered, withLast: expansion.modelLength, of: text)
+    let deleted = Self.graphemeCount(typedLengthOf: expansion.modelLength - kept, in: text)
+    let remaining = RenderedSnippet(
+      text: Array(rendered.text[kept...]), charactersAfterCursor: rendered.charactersAfterCursor)
+    let chainable = !expansion.match.endsWithSeparator && rendered.charactersAfterCursor == 0
+    let undoLength = rendered.text.count - rendered.charactersAfterCursor
+    guard let plan = planTyping(deleting: deleted, forward: 0, typing: remaining) else {
+      if refusedSnippets.insert(expansion.match.snippet).inserted {
         onNotice?(.expansionRefused(origin: snippet.origin, layout: layout.names.description))
       }
-      return false
+      return .failed
     }
-    swallowRelease[Int(code)] = true
-    let shown = rendered.text.count - rendered.charactersAfterCursor
-    undo = ExpansionUndo(before: shown, after: rendered.charactersAfterCursor, typed: typed)
+    undo = ExpansionUndo(before: undoLength, after: rendered.charactersAfterCursor, typed: typed)
     // Typing on may complete a longer trigger that runs through this one.
-    if !match.endsWithSeparator && rendered.charactersAfterCursor == 0 && text.count >= shown {
-      chain = ExpansionChain(typed: typed, shown: shown)
+    if chainable && text.count >= undoLength {
+      chain = ExpansionChain(typed: typed, shown: undoLength)
     }
     startTyping(plan, at: time, into: &output)
-    return true
+    return .typed
+  }
+
+  /// How many characters the replacement shares with the start of the last
+  /// `length` characters of the model (what the trigger shows), so that they
+  /// stay: `recieve` becomes `receive` by deleting from its fourth letter.
+  /// Stops before a combining character on either side (Backspace deletes
+  /// whole characters), and at the cursor hint.
+  private static func sharedStart(of rendered: RenderedSnippet, withLast length: Int, of text: TextModel) -> Int {
+    let limit = min(length, rendered.text.count - rendered.charactersAfterCursor)
+    var shared = 0
+    while shared < limit, text[fromEnd: length - 1 - shared] == rendered.text[shared] { shared += 1 }
+    while shared > 0,
+      shared < length && TextModel.isCombining(text[fromEnd: length - 1 - shared])
+        || shared < rendered.text.count && TextModel.isCombining(rendered.text[shared])
+    {
+      shared -= 1
+    }
+    return shared
+  }
+
+  /// The session agent's answer to request `id`: the variable's value, or
+  /// why there is none. Types the expansion (or asks for the next
+  /// variable); without a value, the trigger stays as typed.
+  public func sessionAnswered(
+    _ id: UInt32, value: Result<VariableValue, SessionFailure>, at now: Instant, into output: inout KeyOutput
+  ) {
+    settle()
+    guard var expansion = waiting, expansion.request == id else { return }  // late: it timed out
+    waiting = nil
+    switch value {
+    case .failure(let reason):
+      onNotice?(.sessionVariableFailed(origin: snippets.snippets[expansion.match.snippet].origin, reason: reason))
+      giveUp(expansion, at: now, into: &output)
+    case .success(let value):
+      expansion.inputs.answers[expansion.variable] = value
+      switch continueExpansion(expansion, at: now, into: &output) {
+      case .waiting: return
+      case .typed: if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
+      case .failed: giveUp(expansion, at: now, into: &output)
+      }
+    }
+  }
+
+  /// Leaves the trigger as typed: its swallowed last key goes out now (its
+  /// release, still queued or to come, with it), then the keys that waited.
+  func giveUp(_ expansion: WaitingExpansion, at now: Instant, into output: inout KeyOutput) {
+    waiting = nil
+    // Its release is still to come (or queued): the key was held when the
+    // keys started to wait.
+    swallowRelease[Int(expansion.key)] = false
+    emit(expansion.key, .down, into: &output)
+    replayQueuedEvents(at: now, into: &output)
   }
 
   /// Backspace right after an expansion: the replacement goes, the trigger

@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One snippet: the triggers that fire it and the text that replaces them
 /// (DESIGN 3.5), in espanso's match-file vocabulary.
 public struct Snippet: Sendable {
-  /// What the user types; at least one, none empty.
+  /// What the user types; none empty. Empty for a regex snippet.
   public var triggers: [String]
-  /// The replacement, with its variables still to render.
-  public var replacement: [ReplacementPart]
+  /// espanso's `regex`: a pattern searched at the end of the recent text
+  /// instead of `triggers`; its named groups are variables.
+  public var regex: TriggerRegex?
+  /// The variables, in the order they are worked out (each may use the
+  /// ones before it).
+  public var variables: [SnippetVariable] = []
+  /// The replacement, with its variable references still to render.
+  public var replacement: Template
   /// The trigger fires only after a separator or at the start of the text.
   public var leftWord = false
   /// The trigger fires only when a separator follows it.
@@ -23,7 +25,7 @@ public struct Snippet: Sendable {
   public var origin: String
 
   /// Makes a snippet.
-  public init(triggers: [String], replacement: [ReplacementPart], origin: String) {
+  public init(triggers: [String], replacement: Template, origin: String) {
     self.triggers = triggers
     self.replacement = replacement
     self.origin = origin
@@ -31,27 +33,166 @@ public struct Snippet: Sendable {
 
   /// Makes a snippet with a plain replacement (tests, starter snippets).
   public init(trigger: String, replace text: String, origin: String = "(inline)") {
-    self.init(triggers: [trigger], replacement: [.text(text)], origin: origin)
+    self.init(triggers: [trigger], replacement: Template(text), origin: origin)
   }
 
   /// The marker of the cursor position in a replacement (espanso's `$|$`).
   public static let cursorHint = "$|$"
+
+  /// Whether a variable needs the user's session (a program, the clipboard,
+  /// a dialog): such a snippet waits for the session agent.
+  public var needsSession: Bool {
+    variables.contains { if case .session = $0.kind { true } else { false } }
+  }
 }
 
-/// A piece of a replacement: literal text or a variable's value.
-public enum ReplacementPart: Sendable, Equatable {
-  case text(String)
-  case variable(SnippetVariable)
+/// A text with references to variables: espanso's `{{name}}` and
+/// `{{name.field}}`.
+public struct Template: Sendable, Equatable, ExpressibleByStringLiteral {
+  /// Literal text, or the value of the variable at an index of the
+  /// snippet's ``Snippet/variables`` (one field of it for a form).
+  public enum Part: Sendable, Equatable {
+    case text(String)
+    case value(Int, field: String?)
+  }
+
+  public var parts: [Part]
+
+  public init(parts: [Part]) { self.parts = parts }
+
+  /// A template of plain text.
+  public init(_ text: String) { parts = text.isEmpty ? [] : [.text(text)] }
+
+  public init(stringLiteral text: String) { self.init(text) }
+
+  /// The text with each reference replaced by its value; a reference whose
+  /// value is not known yet renders empty.
+  func render(_ values: [VariableValue?]) -> String {
+    var result = ""
+    for part in parts {
+      switch part {
+      case .text(let text): result += text
+      case .value(let index, let field):
+        guard let value = values[index] else { continue }
+        result += field.map { value.fields[$0] ?? "" } ?? value.text
+      }
+    }
+    return result
+  }
+
+  /// The indices of the variables it refers to.
+  public var references: [Int] {
+    parts.compactMap { if case .value(let index, _) = $0 { index } else { nil } }
+  }
 }
 
-/// A variable of a replacement, rendered when the snippet fires.
-public enum SnippetVariable: Sendable, Equatable {
-  /// The local date and time in a strftime `format`, `offsetSeconds` from now.
-  case date(format: String, offsetSeconds: Int64)
-  /// A fixed text.
-  case echo(String)
-  /// One of the choices, at random.
-  case random([String])
+/// A variable of a snippet, worked out when the snippet fires.
+public struct SnippetVariable: Sendable, Equatable {
+  public var name: String
+  public var kind: Kind
+
+  public init(name: String, kind: Kind) {
+    self.name = name
+    self.kind = kind
+  }
+
+  public enum Kind: Sendable, Equatable {
+    /// The local date and time in a strftime `format`, `offsetSeconds` from
+    /// now, with month and day names in `locale` (a POSIX locale name) when
+    /// the system has it.
+    case date(format: Template, offsetSeconds: Int64, locale: String?)
+    /// A fixed text.
+    case echo(Template)
+    /// One of the choices, at random.
+    case random([Template])
+    /// Another snippet's replacement (espanso's nested `match`), by trigger.
+    case match(trigger: String)
+    /// What a named group of the regex trigger matched.
+    case capture
+    /// Something only the user's session can give (``SessionVariable``).
+    case session(SessionVariable)
+  }
+}
+
+/// A variable worked out in the user's session by the session agent (never
+/// by the daemon, DESIGN 7).
+public enum SessionVariable: Sendable, Equatable {
+  /// A shell command's standard output.
+  case shell(command: Template, shell: String?, trim: Bool, debug: Bool)
+  /// A program's standard output; the first argument is the program.
+  case script(arguments: [Template], trim: Bool)
+  /// The clipboard's text.
+  case clipboard
+  /// The user picks one of `values` in a dialog.
+  case choice([SessionCall.Choice])
+  /// The user fills a form in a dialog: `layout` with `[[field]]` holes.
+  case form(layout: Template, fields: [SessionCall.FormField])
+
+  /// The call with its templates rendered from `values`.
+  func call(_ values: [VariableValue?]) -> SessionCall {
+    switch self {
+    case .shell(let command, let shell, let trim, let debug):
+      return .shell(command: command.render(values), shell: shell, trim: trim, debug: debug)
+    case .script(let arguments, let trim):
+      return .script(arguments: arguments.map { $0.render(values) }, trim: trim)
+    case .clipboard: return .clipboard
+    case .choice(let choices): return .choice(choices)
+    case .form(let layout, let fields): return .form(layout: layout.render(values), fields: fields)
+    }
+  }
+}
+
+/// A session variable with its values filled in: what the daemon asks the
+/// session agent to work out.
+public enum SessionCall: Sendable, Equatable {
+  case shell(command: String, shell: String?, trim: Bool, debug: Bool)
+  case script(arguments: [String], trim: Bool)
+  case clipboard
+  case choice([Choice])
+  case form(layout: String, fields: [FormField])
+
+  /// One value of a `choice`: what the dialog shows, and what is typed.
+  public struct Choice: Sendable, Equatable {
+    public var label: String
+    public var id: String
+    public init(label: String, id: String) {
+      self.label = label
+      self.id = id
+    }
+  }
+
+  /// One field of a form: a text entry, or a pick among `choices`.
+  public struct FormField: Sendable, Equatable {
+    public var name: String
+    public var choices: [String]
+    public var defaultValue: String
+    public init(name: String, choices: [String] = [], defaultValue: String = "") {
+      self.name = name
+      self.choices = choices
+      self.defaultValue = defaultValue
+    }
+  }
+
+  /// The kind, for messages (never the command or its output).
+  public var kind: String {
+    switch self {
+    case .shell: "shell"
+    case .script: "script"
+    case .clipboard: "clipboard"
+    case .choice: "choice"
+    case .form: "form"
+    }
+  }
+}
+
+/// A variable's value: its text, and for a form, its fields.
+public struct VariableValue: Sendable, Equatable {
+  public var text: String
+  public var fields: [String: String]
+  public init(_ text: String, fields: [String: String] = [:]) {
+    self.text = text
+    self.fields = fields
+  }
 }
 
 /// espanso's `uppercase_style`: what a trigger typed in capitals does.
@@ -62,103 +203,4 @@ public enum UppercaseStyle: String, Sendable, CaseIterable {
   case capitalize
   /// The first letter of each word in capitals.
   case capitalizeWords = "capitalize_words"
-}
-
-/// A snippet rendered for one expansion: the text to type and where the
-/// cursor goes.
-struct RenderedSnippet: Equatable {
-  /// The text, without the cursor hint.
-  var text: [Unicode.Scalar]
-  /// How many characters of `text` come after the cursor hint.
-  var charactersAfterCursor: Int
-}
-
-extension Snippet {
-  /// Renders the replacement for a trigger typed as `typed`, with the wall
-  /// clock at `now` (seconds since the epoch) for date variables.
-  func render(typed: some Collection<Unicode.Scalar>, now: Int64) -> RenderedSnippet {
-    var text = ""
-    for part in replacement {
-      switch part {
-      case .text(let literal): text += literal
-      case .variable(let variable): text += variable.render(now: now)
-      }
-    }
-    if propagateCase { text = Self.propagate(Self.caseTyped(typed), uppercaseStyle: uppercaseStyle, to: text) }
-    var scalars = Array(text.unicodeScalars)
-    var after = 0
-    let hint = Array(Self.cursorHint.unicodeScalars)
-    if let start = scalars.indices.first(where: { scalars[$0...].starts(with: hint) }) {
-      scalars.removeSubrange(start..<start + hint.count)
-      after = scalars.count - start
-    }
-    return RenderedSnippet(text: scalars, charactersAfterCursor: after)
-  }
-
-  /// What typing `typed` (one of the triggers) would type now, for listings
-  /// (the cursor hint left out).
-  public func preview(typed: String, now: Int64) -> String {
-    var text = String.UnicodeScalarView()
-    text.append(contentsOf: render(typed: typed.unicodeScalars, now: now).text)
-    return String(text)
-  }
-
-  /// The case a trigger was typed in, from its first two letters (as espanso
-  /// decides it): both capitals is all capitals, only the first is capitalized.
-  enum TypedCase { case lower, capitalized, upper }
-
-  static func caseTyped(_ typed: some Collection<Unicode.Scalar>) -> TypedCase {
-    let letters = typed.lazy.filter { $0.properties.isAlphabetic }
-    var iterator = letters.makeIterator()
-    guard let first = iterator.next(), first.properties.isUppercase else { return .lower }
-    guard let second = iterator.next() else { return .capitalized }
-    return second.properties.isUppercase ? .upper : .capitalized
-  }
-
-  static func propagate(_ typedCase: TypedCase, uppercaseStyle: UppercaseStyle, to text: String) -> String {
-    switch (typedCase, uppercaseStyle) {
-    case (.lower, _): return text
-    case (.upper, .uppercase): return text.uppercased()
-    case (.upper, .capitalizeWords): return capitalizingWords(text)
-    case (.capitalized, _), (.upper, .capitalize): return capitalizingFirstLetter(text)
-    }
-  }
-
-  private static func capitalizingFirstLetter(_ text: String) -> String {
-    guard let index = text.firstIndex(where: \.isLetter) else { return text }
-    return text[..<index] + text[index].uppercased() + text[text.index(after: index)...]
-  }
-
-  private static func capitalizingWords(_ text: String) -> String {
-    var result = ""
-    var atWordStart = true
-    for character in text {
-      result += atWordStart && character.isLetter ? character.uppercased() : String(character)
-      atWordStart = character.isWhitespace || (atWordStart && !character.isLetter)
-    }
-    return result
-  }
-}
-
-extension SnippetVariable {
-  /// The variable's text at the wall-clock time `now` (seconds since the epoch).
-  func render(now: Int64) -> String {
-    switch self {
-    case .echo(let text): return text
-    case .random(let choices): return choices.randomElement() ?? ""
-    case .date(let format, let offset): return Self.format(date: now + offset, format)
-    }
-  }
-
-  /// `strftime` in the local time zone (espanso's format strings are chrono's,
-  /// whose common specifiers are strftime's).
-  static func format(date seconds: Int64, _ format: String) -> String {
-    var time = time_t(seconds)
-    var parts = tm()
-    guard localtime_r(&time, &parts) != nil else { return "" }
-    var buffer = [CChar](repeating: 0, count: 512)
-    let length = strftime(&buffer, buffer.count, format, &parts)
-    guard length > 0 else { return "" }
-    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
 }

@@ -20,8 +20,19 @@ public struct SnippetMatcher: Sendable {
   private var slotMask: Int
   private var edgeCount = 0
 
+  /// The regex snippets whose match may end with each ASCII character, and
+  /// those whose match may end with some other character (the prefilter
+  /// of regex triggers: a key looks at its own list only).
+  private var regexesByLastASCII: [[Int32]] = []
+  private var regexesEndingBeyondASCII: [Int32] = []
+  /// Whether any snippet has a regex trigger.
+  public private(set) var hasRegexes = false
+
   /// The longest trigger a text model can hold.
   public static let maximumTriggerLength = TextModel.capacity / 2
+  /// How much recent text a regex trigger is searched in, the key being
+  /// pressed included (espanso's buffer).
+  public static let regexWindow = 30
 
   /// The characters that end a word for `word`, `left_word` and `right_word`
   /// (espanso's separators: space, tab, newline and , ; : . ? ! ( ) { } [ ] < > ' ").
@@ -43,6 +54,10 @@ public struct SnippetMatcher: Sendable {
     slotMask = 63
     var owners: [String: Int] = [:]
     for (index, snippet) in snippets.enumerated() {
+      if let regex = snippet.regex {
+        addRegex(regex, snippet: Int32(index))
+        continue
+      }
       for trigger in snippet.triggers {
         for variant in Self.variants(of: trigger, propagateCase: snippet.propagateCase) {
           if let owner = owners[variant] {
@@ -53,6 +68,20 @@ public struct SnippetMatcher: Sendable {
           insert(variant, snippet: Int32(index))
         }
       }
+    }
+  }
+
+  private mutating func addRegex(_ regex: TriggerRegex, snippet: Int32) {
+    if !hasRegexes { regexesByLastASCII = [[Int32]](repeating: [], count: 128) }
+    hasRegexes = true
+    for value in 0..<128 where regex.mayEnd(with: Unicode.Scalar(UInt8(value))) {
+      regexesByLastASCII[value].append(snippet)
+    }
+    let last = regex.lastCharacter
+    if last.any || !last.classes.isEmpty || last.characters.contains(where: { $0 >= 128 })
+      || last.caselessCharacters.contains(where: { $0 >= 128 })
+    {
+      regexesEndingBeyondASCII.append(snippet)
     }
   }
 
@@ -78,6 +107,43 @@ public struct SnippetMatcher: Sendable {
     /// The key being pressed is the separator after the trigger (`right_word`),
     /// not the trigger's last character.
     public var endsWithSeparator: Bool
+    /// A regex trigger's named groups and what they matched.
+    public var captures: [String: String] = [:]
+
+    public init(snippet: Int, typedLength: Int, endsWithSeparator: Bool, captures: [String: String] = [:]) {
+      self.snippet = snippet
+      self.typedLength = typedLength
+      self.endsWithSeparator = endsWithSeparator
+      self.captures = captures
+    }
+  }
+
+  /// The first regex snippet (in load order) whose regex matches the recent
+  /// text ending with `next`, the key being pressed. Searches only the
+  /// regexes whose match may end with `next`; allocates nothing unless one
+  /// matches.
+  public func matchRegex(next: Unicode.Scalar, after text: some MatchableText, scratch: RegexScratch) -> Match? {
+    guard hasRegexes else { return nil }
+    let candidates = next.value < 128 ? regexesByLastASCII[Int(next.value)] : regexesEndingBeyondASCII
+    guard !candidates.isEmpty else { return nil }
+    let known = min(text.count, Self.regexWindow - 1)
+    scratch.text.removeAll(keepingCapacity: true)
+    for offset in stride(from: known - 1, through: 0, by: -1) { scratch.text.append(text[typedFromEnd: offset]) }
+    scratch.text.append(next)
+    var index = 0
+    while index < candidates.count {
+      let snippet = Int(candidates[index])
+      index += 1
+      guard let regex = snippets[snippet].regex, next.value < 128 || regex.mayEnd(with: next) else { continue }
+      let found = scratch.text.withUnsafeBufferPointer { buffer -> Match? in
+        guard let start = regex.search(buffer, scratch: scratch) else { return nil }
+        return Match(
+          snippet: snippet, typedLength: buffer.count - 1 - start, endsWithSeparator: false,
+          captures: regex.captures(buffer, scratch: scratch))
+      }
+      if let found { return found }
+    }
+    return nil
   }
 
   /// The longest trigger that a press typing `next` completes, at the end of

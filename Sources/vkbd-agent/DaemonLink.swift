@@ -1,6 +1,7 @@
 import AgentProtocol
 import Glibc
 import Logging
+import SessionCommands
 
 /// The agent's connection to the daemon's agent socket: hello, then the
 /// focus whenever it changes and the daemon counts this agent's reports.
@@ -96,7 +97,7 @@ final class DaemonLink: Pollable, Timed {
   }
 
   func readable() throws(AgentExit) {
-    var chunk = [UInt8](repeating: 0, count: AgentProtocol.maximumMessage)
+    var chunk = [UInt8](repeating: 0, count: 65536)
     let count = read(fd, &chunk, chunk.count)
     if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
     guard count > 0 else {
@@ -127,6 +128,15 @@ final class DaemonLink: Pollable, Timed {
       case .refused(let reason):
         disconnect("the daemon refused this agent: \(reason)")
         return
+      case .variable(let request):
+        // Runs here, as this user; a program is bounded in time
+        // (SessionWork), and the daemon gives up on its own timeout.
+        let result = SessionWork.perform(request)
+        if case .failure(let reason) = result {
+          logger.notice(
+            "a snippet variable got no value", metadata: ["kind": "\(request.kind.rawValue)", "why": "\(reason)"])
+        }
+        send(.value(VariableAnswer(id: request.id, result: result)))
       }
     }
     if received.count >= AgentProtocol.maximumMessage { disconnect("the daemon sent a line too long") }

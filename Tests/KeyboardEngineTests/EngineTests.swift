@@ -16,6 +16,21 @@ struct EngineDriver {
     engine = Engine(layout: layout, configuration: configuration)
   }
 
+  init(engine: Engine) { self.engine = engine }
+
+  /// Runs the engine's timers due at `deadline`.
+  mutating func advance(to deadline: Instant) {
+    if deadline > time { time = deadline }
+    engine.advance(to: deadline, into: &output)
+    flush()
+  }
+
+  /// Keeps what the engine wrote into `output` outside `send`.
+  mutating func flush() {
+    emitted += output.events
+    output.removeAll()
+  }
+
   mutating func send(_ code: Int32, _ value: KeyValue, device: Int32 = 0) {
     time = time.adding(milliseconds: 10)
     engine.handle(KeyEvent(code: UInt16(code), value: value, time: time, device: DeviceID(device)), into: &output)

@@ -11,10 +11,17 @@ import Testing
 
   static func path(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
+  /// What typing `trigger` types now, with the snippets `matcher` has.
+  static func preview(_ trigger: String, in snippets: [Snippet]) throws -> String {
+    let matcher = SnippetMatcher(snippets)
+    let snippet = try #require(matcher.snippet(forTrigger: trigger))
+    return snippet.preview(typed: trigger, now: 1_700_000_000, nested: matcher.snippet(forTrigger:))
+  }
+
   @Test func loadsEveryFieldOfAMatchDirectory() throws {
     let configuration = try ConfigLoader.load(path: Self.path("espanso/config.yaml"))
     let snippets = Dictionary(uniqueKeysWithValues: configuration.snippets.map { ($0.triggers[0], $0) })
-    #expect(configuration.snippetFiles.map(SnippetLoader.fileName) == ["base.yml", "_shared.yml", "unsupported.yml"])
+    #expect(configuration.snippetFiles.map(MatchPaths.fileName) == ["base.yml", "_shared.yml", "unsupported.yml"])
     #expect(
       snippets.keys.sorted() == [
         ":a1", ":coin", ":cur", ":far", ":greet", ":ok", ":shared", ":when", "alh", "lw", "rw",
@@ -22,7 +29,7 @@ import Testing
 
     let greet = try #require(snippets[":greet"])
     #expect(greet.label == "Greeting")
-    #expect(greet.replacement == [.variable(.echo("Hello")), .text(", "), .variable(.echo("world")), .text("!")])
+    #expect(try Self.preview(":greet", in: configuration.snippets) == "Hello, world!")
     #expect(greet.origin == Self.path("espanso/match/base.yml") + ":12")
 
     let alpha = try #require(snippets[":a1"])
@@ -31,12 +38,13 @@ import Testing
     #expect(snippets["lw"]!.leftWord && !snippets["lw"]!.rightWord)
     #expect(!snippets["rw"]!.leftWord && snippets["rw"]!.rightWord)
     #expect(snippets["alh"]!.propagateCase && snippets["alh"]!.uppercaseStyle == .capitalizeWords)
-    #expect(snippets[":when"]!.replacement == [.variable(.date(format: "%Y", offsetSeconds: 86400))])
-    #expect(snippets[":coin"]!.replacement == [.variable(.random(["heads", "tails"]))])
-    #expect(snippets[":cur"]!.replacement == [.text("<$|$>")])
-    #expect(snippets[":shared"]!.replacement == [.text("from an import")])
+    #expect(snippets[":when"]!.variables.map(\.kind) == [.date(format: "%Y", offsetSeconds: 86400, locale: nil)])
+    #expect(snippets[":when"]!.replacement.parts == [.value(0, field: nil)])
+    #expect(["heads", "tails"].contains(try Self.preview(":coin", in: configuration.snippets)))
+    #expect(snippets[":cur"]!.replacement == Template("<$|$>"))
+    #expect(snippets[":shared"]!.replacement == Template("from an import"))
     // global_vars are global: the imported file uses one its importer defines.
-    #expect(snippets[":far"]!.replacement == [.variable(.echo("Hello")), .text(" from afar")])
+    #expect(try Self.preview(":far", in: configuration.snippets) == "Hello from afar")
   }
 
   @Test func skipsUnsupportedKindsWithAWarningAndLoadsTheRest() throws {
@@ -44,35 +52,100 @@ import Testing
     let file = Self.path("espanso/match/unsupported.yml")
     #expect(
       configuration.warnings.map(\.description) == [
-        "\(file):3:11: match skipped: vkbd does not support 'form'",
-        "\(file):4:12: match skipped: vkbd does not support 'regex'",
-        "\(file):7:14: match skipped: variable 'out' is of type 'shell', which vkbd does not support",
+        "\(file):3:17: match skipped: vkbd does not support 'image_path'",
+        "\(file):5:11: match skipped: vkbd does not support 'html'",
+        "\(file):7:14: match skipped: it uses the variable 'odd', of type 'exotic', which vkbd does not support",
       ])
+    #expect(configuration.snippetProblems.isEmpty)
     #expect(configuration.snippets.contains { $0.triggers == [":ok"] })
   }
 
-  @Test func reportsEveryProblemOfBrokenFilesWithFileAndLine() throws {
+  @Test func loadsFileByFileAsEspansoDoes() throws {
+    let configuration = try ConfigLoader.load(path: Self.path("hublike/config.yaml"))
+    let base = Self.path("hublike/match/base.yml")
+    let vars = Self.path("hublike/match/sub/vars.yml")
+    let broken = Self.path("hublike/match/sub/deeper/broken.yml")
+    // `**` is any number of directories, none included.
+    #expect(
+      configuration.snippetFiles == [
+        base, Self.path("hublike/match/sub/deeper/broken.yml"), Self.path("hublike/match/sub/deeper/good.yml"), vars,
+      ])
+    // A file that is not YAML is left out; an invalid match is; the rest loads.
+    #expect(
+      configuration.snippetProblems.map(\.description) == [
+        "\(broken):4:15: YAML: did not find expected key (while parsing a block mapping at line 2)",
+        "\(vars):25:19: params.format must be a string",
+        "\(vars):28:12: regex: an unclosed group (at character 2)",
+        "\(vars):30:12: regex: the regex can match the empty string (at character 1)",
+      ])
+    #expect(configuration.snippetProblems.map(\.kind) == [.yaml, .invalid, .invalidMatch, .invalidMatch])
+    #expect(
+      configuration.warnings.map(\.description) == [
+        "\(base):21:14: match skipped: it uses the global variable 'exotic' (\(base):6), of type 'sparkle', which vkbd does not support",
+        "\(base):24:5: match skipped: a word trigger made only of separators never fires",
+        "\(base):29:5: match: unknown key 'wrod' ignored",
+        "\(vars):42:14: match skipped: its variable 'gone' is the match ':nowhere', which no match has",
+      ])
+    let snippets = configuration.snippets
+    #expect(
+      snippets.flatMap(\.triggers).sorted() == [
+        ":deep", ":dump", ":hugo", ":kao", ":name", ":outer", ":set1", ":set2", ":sig", ":sig2", ":up", ":wrod",
+      ])
+    // Braces that are no reference are text.
+    #expect(try Self.preview(":hugo", in: snippets) == "{{< ref \"page\" >}}")
+    #expect(try Self.preview(":kao", in: snippets) == "( ・ω・)o-{{[〃]}}")
+    #expect(try Self.preview(":dump", in: snippets) == "{{dump(app)}} and Ada")
+    // A nested match renders the other snippet's replacement.
+    #expect(try Self.preview(":outer", in: snippets) == "[Ada Ada]")
+    // Forms and shell commands are the session's.
+    let name = try #require(snippets.first { $0.triggers == [":name"] })
+    #expect(name.needsSession)
+    #expect(
+      name.variables.map(\.kind) == [
+        .session(
+          .form(
+            layout: "Dear [[name]], [[greeting]]",
+            fields: [.init(name: "name"), .init(name: "greeting", choices: ["Hello", "Hi"])]))
+      ])
+    #expect(
+      name.replacement.parts == [.text("Dear "), .value(0, field: "name"), .text(", "), .value(0, field: "greeting")])
+    let up = try #require(snippets.first { $0.triggers == [":up"] })
+    #expect(up.variables.map(\.kind) == [.session(.shell(command: "uptime -p", shell: nil, trim: true, debug: false))])
+    // A regex trigger's named groups are its variables.
+    let regex = try #require(snippets.first { $0.regex != nil })
+    #expect(regex.regex?.groupNames == ["count", "what"])
+    #expect(regex.variables.map(\.name) == ["count", "what"])
+  }
+
+  @Test func aConfigThatNamesAMissingFileIsRefused() throws {
     let error = try #require(throws: ConfigErrors.self) {
-      try ConfigLoader.load(path: Self.path("broken/config.yaml"))
+      try ConfigLoader.parse("snippets:\n  - absent.yml\n", file: Self.path("broken/config.yaml"))
     }
-    let config = Self.path("broken/config.yaml")
+    #expect(
+      error.problems.map(\.description) == [
+        "\(Self.path("broken/config.yaml")):2:5: snippets: \(Self.path("broken/absent.yml")): no such file or directory"
+      ])
+  }
+
+  @Test func reportsEveryProblemOfBrokenFilesWithFileAndLine() throws {
+    let configuration = try ConfigLoader.load(path: Self.path("broken/config.yaml"))
     let broken = Self.path("broken/broken.yml")
     let cycle = Self.path("broken/cycle_b.yml")
     #expect(
-      error.problems.map(\.description) == [
-        "\(config):5:5: snippets: \(Self.path("broken/absent.yml")): no such file or directory",
-        "\(broken):2:5: match has no replace:",
+      configuration.snippetProblems.map(\.description) == [
+        "\(broken):2:5: match has no replace: (nor form:)",
         "\(broken):3:5: a trigger is empty",
-        "\(broken):6:14: replace uses {{nope}}, which no vars entry defines",
         "\(broken):9:11: word must be true or false",
         "\(broken):12:22: uppercase_style must be one of uppercase, capitalize, capitalize_words, not 'shouting'",
-        "\(broken):13:5: match has no trigger (trigger: or triggers:)",
-        "\(broken):14:5: match has no replace:",
-        "\(broken):15:5: match: unknown key 'replce' (known: trigger, triggers, replace, word, left_word, "
-          + "right_word, propagate_case, uppercase_style, label, vars, search_terms)",
+        "\(broken):13:5: match has no trigger (trigger:, triggers: or regex:)",
+        "\(broken):14:5: match has no replace: (nor form:)",
         "\(cycle):2:5: import cycle: cycle_a.yml imports cycle_b.yml imports cycle_a.yml",
         "\(cycle):3:5: imports: \(Self.path("broken/missing.yml")): no such file",
       ])
+    #expect(
+      configuration.warnings.map(\.message).contains(
+        "match skipped: replace uses {{nope}}, which no vars entry defines"))
+    #expect(configuration.snippets.flatMap(\.triggers).sorted() == [":a", ":good"])
   }
 
   @Test(arguments: [
@@ -84,17 +157,14 @@ import Testing
       "matches:\n  - trigger: \"\(String(repeating: "t", count: 129))\"\n    replace: y\n", 2,
       "a trigger is longer than 128 characters"
     ),
-    (
-      "matches:\n  - trigger: \"..\"\n    replace: y\n    word: true\n", 2,
-      "a word trigger made only of separators never fires"
-    ),
     ("matches: {}\n", 1, "matches must be a list"),
     ("unicode_input: morse\n", 1, "unicode_input must be one of ctrl-shift-u, none, not 'morse'"),
     ("newline: lf\n", 1, "newline must be one of enter, shift-enter, not 'lf'"),
     ("expansion:\n  burst_keys: 64\n", 2, "expansion.burst_keys must be between 1 and 30, not 64"),
     (
-      "matches:\n  - trigger: d\n    replace: \"{{d}}\"\n    vars:\n      - name: d\n        type: date\n", 5,
-      "a date variable needs params.format"
+      "matches:\n  - trigger: d\n    replace: \"{{d}}\"\n    vars:\n      - name: d\n        type: date\n"
+        + "        params:\n          format: 7\n", 8,
+      "params.format must be a string"
     ),
   ])
   func rejectsBadSnippetsAndOptions(yaml: String, line: Int, message: String) throws {
@@ -134,15 +204,21 @@ import Testing
     let run = try VKBDBinary.run(["check", "--config", path])
     #expect(run.status == 0)
     #expect(
-      run.output == "\(path): good: layout \(SystemKeyboard.layoutNames()), 11 snippets, 3 match files, 3 warnings\n")
-    #expect(run.error.contains("match skipped: vkbd does not support 'form'"))
+      run.output == "\(path): good: layout \(SystemKeyboard.layoutNames()), 11 snippets, 3 match files\n"
+        + "3 warnings: 2 unsupported feature, 1 depends on a skipped variable\n")
+    #expect(run.error.contains("match skipped: vkbd does not support 'html'"))
   }
 
-  @Test func checkListsEveryProblemAndExits78() throws {
-    let run = try VKBDBinary.run(["check", "--config", Self.path("broken/config.yaml")])
+  @Test func checkListsEveryProblemSummarizesThemAndExits78() throws {
+    let path = Self.path("hublike/config.yaml")
+    let run = try VKBDBinary.run(["check", "--config", path])
     #expect(run.status == 78)
-    #expect(run.output.isEmpty)
-    #expect(run.error.split(separator: "\n").count == 11)
+    #expect(
+      run.output
+        == "\(path): loaded in part: layout \(SystemKeyboard.layoutNames()), 12 snippets (1 regex), 4 match files\n"
+        + "4 errors: 2 invalid match, 1 YAML syntax, 1 invalid value\n"
+        + "4 warnings: 2 depends on a skipped variable, 1 invalid match, 1 unknown key\n")
+    #expect(run.error.split(separator: "\n").count == 8)
   }
 
   @Test func theSameTriggerTwiceIsAWarningAndTheFirstWins() throws {

@@ -91,7 +91,7 @@ import Testing
   }
 
   static func replacement(of snippet: Snippet) -> String {
-    guard case .text(let text) = snippet.replacement.first else { return "" }
+    guard case .text(let text) = snippet.replacement.parts.first else { return "" }
     return text
   }
 

@@ -11,10 +11,12 @@ extension VKBD {
       discussion: """
         Reads the config (by default \(ConfigLoader.defaultPath), or the embedded default \
         when that file does not exist), every match file it names and every file those \
-        import, and compiles the layout. Prints a one-line summary and exits 0 when all \
-        is well; prints every problem as file:line:column and exits 78 when not. \
-        Warnings (matches skipped because vkbd does not support their kind, triggers \
-        defined twice) go to standard error and do not fail the check.
+        import, and compiles the layout. Prints every problem as file:line:column, then a \
+        summary with the count of each kind of problem. Exits 0 when nothing was an \
+        error, 78 when something was. Errors in the config file itself refuse it whole; \
+        an error in a match file leaves out that match (a file that is not YAML, that \
+        file), and the rest loads. Warnings (matches skipped because vkbd does not \
+        support their kind, keys ignored, triggers defined twice) do not fail the check.
         """
     )
 
@@ -31,15 +33,43 @@ extension VKBD {
         throw SysExit.config
       }
       let matcher = SnippetMatcher(configuration.snippets)
+      var warnings = configuration.warnings
       for shadowed in matcher.shadowed {
-        printError("warning: \(shadowed.lost): trigger '\(shadowed.trigger)' is already defined at \(shadowed.kept)")
+        let (file, line) = Self.place(shadowed.lost)
+        let warning = ConfigProblem(
+          file: file, line: line, column: 1,
+          message: "trigger '\(shadowed.trigger)' is already defined at \(shadowed.kept)", kind: .duplicateTrigger)
+        printError("warning: \(warning)")
+        warnings.append(warning)
       }
-      let warnings = configuration.warnings.count + matcher.shadowed.count
+      let errors = configuration.snippetProblems
       let files = configuration.snippetFiles.count
+      let regexes = configuration.snippets.count { $0.regex != nil }
       print(
-        "\(configuration.source): good: layout \(names), \(configuration.snippets.count) snippets,"
-          + " \(files) match file\(files == 1 ? "" : "s")"
-          + (warnings > 0 ? ", \(warnings) warning\(warnings == 1 ? "" : "s")" : ""))
+        "\(configuration.source): \(errors.isEmpty ? "good" : "loaded in part"): layout \(names), "
+          + "\(configuration.snippets.count) snippets\(regexes > 0 ? " (\(regexes) regex)" : ""),"
+          + " \(files) match file\(files == 1 ? "" : "s")")
+      if !errors.isEmpty { print(Self.summary(errors, noun: "error")) }
+      if !warnings.isEmpty { print(Self.summary(warnings, noun: "warning")) }
+      if !errors.isEmpty { throw SysExit.config }
+    }
+
+    /// `3 errors: 2 invalid match, 1 YAML syntax`: the count of each kind,
+    /// most first.
+    static func summary(_ problems: [ConfigProblem], noun: String) -> String {
+      var counts: [ConfigProblem.Kind: Int] = [:]
+      for problem in problems { counts[problem.kind, default: 0] += 1 }
+      let kinds = ConfigProblem.Kind.allCases.filter { counts[$0] != nil }.sorted { counts[$0]! > counts[$1]! }
+      let parts = kinds.map { "\(counts[$0]!) \($0.rawValue)" }
+      return "\(problems.count) \(noun)\(problems.count == 1 ? "" : "s"): \(parts.joined(separator: ", "))"
+    }
+
+    /// The file and line of an origin `file:line`.
+    private static func place(_ origin: String) -> (String, Int) {
+      guard let colon = origin.lastIndex(of: ":"), let line = Int(origin[origin.index(after: colon)...]) else {
+        return (origin, 1)
+      }
+      return (String(origin[..<colon]), line)
     }
   }
 }

@@ -59,7 +59,8 @@ enum ConfigLoader {
   }
 
   /// The config for a command: from `path`, else the fallback. Prints the
-  /// warnings; prints every problem and exits 78 (EX_CONFIG) when there are any.
+  /// match files' problems and the warnings; prints every problem of the
+  /// config file itself and exits 78 (EX_CONFIG) when there are any.
   static func loadReporting(path: String?, fallback: Fallback) throws -> Configuration {
     let configuration: Configuration
     do {
@@ -68,6 +69,7 @@ enum ConfigLoader {
       for problem in error.problems { printError(problem.description) }
       throw SysExit.config
     }
+    for problem in configuration.snippetProblems { printError(problem.description) }
     for warning in configuration.warnings { printError("warning: \(warning)") }
     return configuration
   }
@@ -85,13 +87,17 @@ enum ConfigLoader {
     configuration.snippets = snippets.snippets
     configuration.snippetFiles = snippets.files
     configuration.warnings = Self.sorted(reader.warnings) + Self.sorted(snippets.warnings)
-    let problems = Self.sorted(reader.problems) + Self.sorted(snippets.problems)
+    // The config file is strict; a match file's errors leave out that match
+    // (or that file) and the rest loads, as in espanso.
+    let inline = snippets.problems.filter { $0.file == file }
+    configuration.snippetProblems = Self.sorted(snippets.problems.filter { $0.file != file })
+    let problems = Self.sorted(reader.problems) + Self.sorted(inline)
     guard problems.isEmpty else { throw ConfigErrors(problems: problems) }
     return configuration
   }
 
   /// Problems by file (in order of first appearance), then line and column.
-  private static func sorted(_ problems: [ConfigProblem]) -> [ConfigProblem] {
+  static func sorted(_ problems: [ConfigProblem]) -> [ConfigProblem] {
     var order: [String: Int] = [:]
     for problem in problems where order[problem.file] == nil { order[problem.file] = order.count }
     return problems.sorted { (order[$0.file]!, $0.line, $0.column) < (order[$1.file]!, $1.line, $1.column) }
@@ -135,7 +141,7 @@ enum ConfigLoader {
       case "expansion":
         readExpansion(value, into: &engine.expansion, reader: &reader)
       case "snippets":
-        let directory = reader.file == Configuration.embeddedName ? "." : SnippetLoader.directory(of: reader.file)
+        let directory = reader.file == Configuration.embeddedName ? "." : MatchPaths.directory(of: reader.file)
         for item in reader.list(value, key: key) ?? [] {
           guard let pattern = reader.string(item, key: key) else { continue }
           snippets.load(entry: pattern, relativeTo: directory, reader: &reader, at: item)

@@ -30,6 +30,9 @@ struct Configuration {
   var sessionUsers: [SessionUser] = []
   /// What was skipped while loading (unsupported espanso kinds…).
   var warnings: [ConfigProblem] = []
+  /// Errors in match files: the matches (or files) they are in were left
+  /// out, the rest loaded.
+  var snippetProblems: [ConfigProblem] = []
   /// Where it came from: a path, or ``Configuration/embeddedName``.
   var source = Configuration.embeddedName
 
@@ -113,7 +116,7 @@ struct Configuration {
   /// them (DESIGN 1.5).
   func filesOthersCouldEdit() -> [ConfigProblem] {
     let files = (source == Configuration.embeddedName ? [] : [source]) + snippetFiles
-    return files.compactMap { file in
+    return files.compactMap { file -> ConfigProblem? in
       var info = stat()
       guard stat(file, &info) == 0 else { return nil }
       var why: String?
@@ -122,7 +125,7 @@ struct Configuration {
       } else if info.st_mode & 0o022 != 0 {
         why = "is writable by its group or others"
       } else {
-        let directory = SnippetLoader.directory(of: file)
+        let directory = MatchPaths.directory(of: file)
         var parent = stat()
         if stat(directory, &parent) == 0 {
           if parent.st_uid != geteuid() && parent.st_uid != 0 {
@@ -169,6 +172,30 @@ struct ConfigProblem: Error, Equatable, CustomStringConvertible {
   var line: Int
   var column: Int
   var message: String
+  /// What sort of problem it is, for `vkbd check`'s summary.
+  var kind = Kind.invalid
+
+  enum Kind: String, CaseIterable {
+    /// Not YAML: the file is left out.
+    case yaml = "YAML syntax"
+    /// A value of the wrong type or out of range.
+    case invalid = "invalid value"
+    /// A match vkbd cannot make sense of: it is skipped.
+    case invalidMatch = "invalid match"
+    /// A file that is not there, or an import cycle.
+    case missingFile = "missing file"
+    /// A feature vkbd does not have: the match or variable is skipped.
+    case unsupported = "unsupported feature"
+    /// A match that uses a variable or nested match that was skipped.
+    case dependsOnSkipped = "depends on a skipped variable"
+    /// A match whose replacement names a variable that is not defined
+    /// (espanso fails it when it fires).
+    case undefinedVariable = "undefined variable"
+    /// A key vkbd does not read, ignored (as espanso does).
+    case unknownKey = "unknown key"
+    /// A trigger defined twice: the first wins.
+    case duplicateTrigger = "trigger defined twice"
+  }
 
   var description: String { "\(file):\(line):\(column): \(message)" }
 }

@@ -14,25 +14,29 @@ struct YAMLReader {
     if let line = Self.lineNestingTooDeep(text) {
       problems.append(
         ConfigProblem(
-          file: file, line: line, column: 1, message: "YAML nests deeper than \(Self.maximumNesting) levels"))
+          file: file, line: line, column: 1, message: "YAML nests deeper than \(Self.maximumNesting) levels",
+          kind: .yaml))
       return nil
     }
     do {
       return try YAML.compose(text)
     } catch {
-      problems.append(ConfigProblem(file: file, line: error.line, column: error.column, message: error.message))
+      problems.append(
+        ConfigProblem(file: file, line: error.line, column: error.column, message: error.message, kind: .yaml))
       return nil
     }
   }
 
   /// Records a problem at `node` (or at the file's start when it has no place).
-  mutating func report(_ message: String, at node: YAMLNode?) {
-    problems.append(ConfigProblem(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message))
+  mutating func report(_ message: String, at node: YAMLNode?, kind: ConfigProblem.Kind = .invalid) {
+    problems.append(
+      ConfigProblem(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message, kind: kind))
   }
 
   /// Records a warning at `node`.
-  mutating func warn(_ message: String, at node: YAMLNode?) {
-    warnings.append(ConfigProblem(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message))
+  mutating func warn(_ message: String, at node: YAMLNode?, kind: ConfigProblem.Kind) {
+    warnings.append(
+      ConfigProblem(file: file, line: node?.line ?? 1, column: node?.column ?? 1, message: message, kind: kind))
   }
 
   /// The entries of a mapping, checked against the keys allowed, with
@@ -85,6 +89,23 @@ struct YAMLReader {
     }
     report("\(key) must be a whole number", at: node)
     return nil
+  }
+
+  /// A string that YAML reads as one: quoted, or plain but not a number,
+  /// a boolean or null (`format: 7` is not a string).
+  mutating func text(_ node: YAMLNode, key: String) -> String? {
+    if case .scalar(let text, let plain) = node.content, !plain || !Self.isNonString(text) { return text }
+    report("\(key) must be a string", at: node)
+    return nil
+  }
+
+  /// Whether a plain scalar reads as a number, a boolean or null in YAML.
+  static func isNonString(_ text: String) -> Bool {
+    switch text {
+    case "", "~", "null", "Null", "NULL", "true", "True", "TRUE", "false", "False", "FALSE": return true
+    default:
+      return Int64(text) != nil || (Double(text) != nil && text.first.map { $0.isNumber || "+-.".contains($0) } == true)
+    }
   }
 
   /// A string: any scalar (so `layout: de` and `layout: "de"` both read).

@@ -34,7 +34,8 @@ extension Daemon {
       guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
         return .failure("no snippet has the trigger '\(request.trigger ?? "")'")
       }
-      reply.expansion = snippet.preview(typed: trigger, now: Int64(time(nil)))
+      reply.expansion = snippet.preview(
+        typed: trigger, now: Int64(time(nil)), nested: engine.snippets.snippet(forTrigger:))
     case .apps:
       reply.apps = configuration.apps.rules.enumerated().map { index, rule in
         AppRuleReport(

@@ -1,10 +1,17 @@
 import AgentProtocol
 import Glibc
+import KeyboardEngine
 
 /// The session agents (DESIGN 7): the daemon listens for them, follows
 /// whose session is active, and lets the active user's agent choose the
 /// app rule in force.
 extension Daemon {
+  /// Lets `engine` ask the active user's agent for the snippet variables
+  /// only the session can work out (the daemon runs no program).
+  func askSession(from engine: Engine) {
+    engine.onSessionCall = { [unowned self] request in agents?.ask(VariableRequest(request)) ?? false }
+  }
+
   /// Opens the agent socket and starts following the seat.
   func startAgents() throws(SystemError) {
     let agents = try AgentServer(path: configuration.agentSocket, loop: loop, logger: logger)
@@ -14,6 +21,11 @@ extension Daemon {
       context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
+    agents.onValue = { [unowned self] answer in
+      engine.sessionAnswered(
+        answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
+      flush(sourceTime: nil)
+    }
     if let fd = seat.fd { try loop.watch(fd, token: Token.seat) }
     seatChanged()
   }

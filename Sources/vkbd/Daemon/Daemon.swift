@@ -86,6 +86,7 @@ final class Daemon {
     self.control = control
     control.respond = { [unowned self] request in respond(to: request) }
     try startAgents()
+    askSession(from: engine)
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
@@ -310,6 +311,7 @@ final class Daemon {
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
     engine = newEngine
+    askSession(from: engine)
     configuredLayout = newEngine.layout
     context.apply(rules: fresh.apps, global: fresh.engine, to: engine)
     let now = Instant(microseconds: monotonicMicroseconds())

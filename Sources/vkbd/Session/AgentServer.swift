@@ -37,6 +37,11 @@ final class AgentServer {
   var onField: (FieldReport?) -> Void = { _ in }
   /// The same for the desktop layout's reports.
   var onLayout: (LayoutReport?) -> Void = { _ in }
+  /// Takes the answer to an ``ask(_:)``, from the agent asked; a failure
+  /// when that agent went away first.
+  var onValue: (VariableAnswer) -> Void = { _ in }
+  /// The requests asked and not answered, and the agent asked.
+  private var asked: [UInt32: Int32] = [:]
 
   private static let listenToken: UInt64 = 7
   private static let connectionTokenBase: UInt64 = 1 << 41
@@ -137,8 +142,8 @@ final class AgentServer {
     var latest = Reports()
     while let connection = connections[agent] {
       guard let newline = connection.received.firstIndex(of: UInt8(ascii: "\n")) else {
-        if connection.received.count >= AgentProtocol.maximumMessage {
-          refuse(agent, "message longer than \(AgentProtocol.maximumMessage) bytes")
+        if connection.received.count >= AgentProtocol.maximumValueMessage {
+          refuse(agent, "message longer than \(AgentProtocol.maximumValueMessage) bytes")
         }
         break
       }
@@ -150,6 +155,10 @@ final class AgentServer {
         case .focus(let report): latest.focus = report
         case .field(let report): latest.field = report
         case .layout(let report): latest.layout = report
+        case .value(let answer):
+          guard asked[answer.id] == agent else { break }  // not asked of this agent, or too late
+          asked[answer.id] = nil
+          onValue(answer)
         }
       } catch {
         refuse(agent, error.message)
@@ -204,6 +213,15 @@ final class AgentServer {
     onField(nil)
   }
 
+  /// Asks the agent whose reports are in force (else any that counts) to
+  /// work out a snippet variable; false when no agent counts.
+  func ask(_ request: VariableRequest) -> Bool {
+    guard let agent = reporting ?? connections.first(where: { $0.value.active })?.key else { return false }
+    asked[request.id] = agent
+    tell(agent, .variable(request))
+    return connections[agent] != nil
+  }
+
   /// Tells the agent why, and closes the connection. The message is the
   /// protocol's error, which never quotes what the agent sent.
   private func refuse(_ agent: Int32, _ reason: String) {
@@ -228,5 +246,9 @@ final class AgentServer {
     close(agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     if agent == reporting { stopReporting() }
+    for (id, asker) in asked where asker == agent {
+      asked[id] = nil
+      onValue(VariableAnswer(id: id, result: .failure(AgentProtocolError("the session agent went away"))))
+    }
   }
 }

@@ -1,5 +1,6 @@
 import AgentProtocol
 import KeyboardEngine
+import SessionCommands
 
 /// Runs the engine exactly as the daemon does, on a virtual clock, fed by a
 /// typing script instead of devices.
@@ -13,6 +14,9 @@ struct Simulator {
   static let kernelRepeatInterval: Int64 = 33
   /// How long `finish` lets timers run after the script before it gives up.
   static let settleLimit: Int64 = 600_000
+  /// When a session variable's value reaches the engine, after it asked:
+  /// keys typed meanwhile wait for it, as with a real agent.
+  static let sessionLatency: Int64 = 100
 
   let engine: Engine
   var layout: Layout { engine.layout }
@@ -36,6 +40,15 @@ struct Simulator {
   private var desktop = DesktopLayout()
   /// The options of the config's layout, which a desktop layout keeps.
   private let options: String
+  /// What the engine asked the session for, not yet worked out.
+  private let asked = SessionQuestions()
+  /// Values worked out, and when they reach the engine.
+  private var answers: [(time: Instant, id: UInt32, value: Result<VariableValue, SessionFailure>)] = []
+
+  /// The engine's questions, gathered while it handles an event.
+  private final class SessionQuestions {
+    var requests: [SessionRequest] = []
+  }
 
   init(engine: Engine, rules: AppRules = AppRules(user: [])) {
     self.engine = engine
@@ -43,6 +56,10 @@ struct Simulator {
     global = engine.configuration
     field = TextField(layout: engine.layout)
     options = engine.layout.names.options
+    engine.onSessionCall = { [asked] request in
+      asked.requests.append(request)
+      return true
+    }
   }
 
   /// Runs every step of a script.
@@ -167,7 +184,15 @@ struct Simulator {
   }
 
   private mutating func runTimers(before time: Instant) {
-    while let deadline = engine.nextDeadline, deadline < time {
+    while true {
+      let deadline = engine.nextDeadline
+      if let answer = answers.first, answer.time < time, deadline == nil || answer.time <= deadline! {
+        answers.removeFirst()
+        engine.sessionAnswered(answer.id, value: answer.value, at: answer.time, into: &output)
+        record(at: answer.time)
+        continue
+      }
+      guard let deadline, deadline < time else { return }
       engine.advance(to: deadline, into: &output)
       record(at: deadline)
     }
@@ -179,5 +204,16 @@ struct Simulator {
       field.receive(key, at: time)
     }
     output.removeAll()
+    // What the engine asked of the session: worked out here, as the user
+    // who runs simulate, and answered a moment later.
+    for request in asked.requests {
+      let value = SessionWork.perform(VariableRequest(request))
+      answers.append(
+        (
+          time.adding(milliseconds: Self.sessionLatency), request.id,
+          VariableAnswer(id: request.id, result: value).engineResult
+        ))
+    }
+    asked.requests.removeAll()
   }
 }

@@ -13,7 +13,7 @@ final class ListeningSocket {
   /// `loop` with `token`. A socket left there by a daemon that died is
   /// replaced; anything else at the path is an error.
   init(path: String, mode: mode_t, group: gid_t? = nil, loop: EventLoop, token: UInt64) throws(SystemError) {
-    try Self.makeDirectories(SnippetLoader.directory(of: path))
+    try Self.makeDirectories(MatchPaths.directory(of: path))
     var info = stat()
     if lstat(path, &info) == 0 {
       guard info.st_mode & S_IFMT == S_IFSOCK else { throw SystemError("bind", path, errno: EEXIST) }
@@ -47,7 +47,7 @@ final class ListeningSocket {
   /// `mkdir -p` with mode 0755 for the directories that do not exist.
   private static func makeDirectories(_ directory: String) throws(SystemError) {
     guard directory != "/" && access(directory, F_OK) != 0 else { return }
-    try makeDirectories(SnippetLoader.directory(of: directory))
+    try makeDirectories(MatchPaths.directory(of: directory))
     if mkdir(directory, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir", directory) }
   }
 

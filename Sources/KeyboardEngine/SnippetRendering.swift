@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A snippet rendered for one expansion: the text to type and where the
+/// cursor goes.
+struct RenderedSnippet: Equatable {
+  /// The text, without the cursor hint.
+  var text: [Unicode.Scalar]
+  /// How many characters of `text` come after the cursor hint.
+  var charactersAfterCursor: Int
+}
+
+/// What one expansion's variables are worked out from: the same inputs give
+/// the same values, so a snippet that waits for its session variables works
+/// the others out again, unchanged, when the answers come.
+public struct VariableInputs: Sendable {
+  /// The wall clock, in seconds since the epoch.
+  public var now: Int64
+  /// Seeds the `random` choices.
+  public var seed: UInt64
+  /// The named groups of a regex trigger.
+  public var captures: [String: String] = [:]
+  /// The session agent's answers, by variable index.
+  public var answers: [Int: VariableValue] = [:]
+
+  public init(now: Int64, seed: UInt64) {
+    self.now = now
+    self.seed = seed
+  }
+}
+
+extension Snippet {
+  /// The deepest chain of nested `match` variables rendered.
+  static let maximumNesting = 8
+
+  /// The variables' values, in order, up to the first session variable
+  /// without an answer (`waiting`, nil when every value is known). A nested
+  /// match is looked up with `nested`.
+  public func evaluate(
+    _ inputs: VariableInputs, nested: (String) -> Snippet?, depth: Int = 0
+  ) -> (values: [VariableValue?], waiting: Int?) {
+    var values = [VariableValue?](repeating: nil, count: variables.count)
+    var random = SplitMix64(seed: inputs.seed)
+    for (index, variable) in variables.enumerated() {
+      switch variable.kind {
+      case .echo(let text):
+        values[index] = VariableValue(text.render(values))
+      case .random(let choices):
+        let pick = choices.isEmpty ? nil : Int(random.next() % UInt64(choices.count))
+        values[index] = VariableValue(pick.map { choices[$0].render(values) } ?? "")
+      case .date(let format, let offset, let locale):
+        values[index] = VariableValue(Self.format(date: inputs.now + offset, format.render(values), locale: locale))
+      case .capture:
+        values[index] = VariableValue(inputs.captures[variable.name] ?? "")
+      case .match(let trigger):
+        guard depth < Self.maximumNesting, let inner = nested(trigger) else {
+          values[index] = VariableValue("")
+          break
+        }
+        var innerInputs = VariableInputs(now: inputs.now, seed: random.next())
+        innerInputs.captures = inputs.captures
+        let (innerValues, _) = inner.evaluate(innerInputs, nested: nested, depth: depth + 1)
+        values[index] = VariableValue(
+          String(String.UnicodeScalarView(inner.render(typed: [], values: innerValues).text)))
+      case .session:
+        guard let answer = inputs.answers[index] else { return (values, index) }
+        values[index] = answer
+      }
+    }
+    return (values, nil)
+  }
+
+  /// The call that works out session variable `index`, from the values
+  /// before it.
+  public func sessionCall(_ index: Int, values: [VariableValue?]) -> SessionCall? {
+    guard case .session(let variable) = variables[index].kind else { return nil }
+    return variable.call(values)
+  }
+
+  /// Renders the replacement for a trigger typed as `typed`, from its
+  /// variables' values.
+  func render(typed: some Collection<Unicode.Scalar>, values: [VariableValue?]) -> RenderedSnippet {
+    var text = replacement.render(values)
+    if propagateCase { text = Self.propagate(Self.caseTyped(typed), uppercaseStyle: uppercaseStyle, to: text) }
+    var scalars = Array(text.unicodeScalars)
+    var after = 0
+    let hint = Array(Self.cursorHint.unicodeScalars)
+    if let start = scalars.indices.first(where: { scalars[$0...].starts(with: hint) }) {
+      scalars.removeSubrange(start..<start + hint.count)
+      after = scalars.count - start
+    }
+    return RenderedSnippet(text: scalars, charactersAfterCursor: after)
+  }
+
+  /// What typing `typed` (one of the triggers) would type now, for listings
+  /// (the cursor hint left out; session variables empty).
+  public func preview(typed: String, now: Int64, nested: (String) -> Snippet?) -> String {
+    let values = evaluate(VariableInputs(now: now, seed: UInt64(truncatingIfNeeded: now)), nested: nested).values
+    return String(String.UnicodeScalarView(render(typed: typed.unicodeScalars, values: values).text))
+  }
+
+  /// The case a trigger was typed in, from its first two letters (as espanso
+  /// decides it): both capitals is all capitals, only the first is capitalized.
+  enum TypedCase { case lower, capitalized, upper }
+
+  static func caseTyped(_ typed: some Collection<Unicode.Scalar>) -> TypedCase {
+    let letters = typed.lazy.filter { $0.properties.isAlphabetic }
+    var iterator = letters.makeIterator()
+    guard let first = iterator.next(), first.properties.isUppercase else { return .lower }
+    guard let second = iterator.next() else { return .capitalized }
+    return second.properties.isUppercase ? .upper : .capitalized
+  }
+
+  static func propagate(_ typedCase: TypedCase, uppercaseStyle: UppercaseStyle, to text: String) -> String {
+    switch (typedCase, uppercaseStyle) {
+    case (.lower, _): return text
+    case (.upper, .uppercase): return text.uppercased()
+    case (.upper, .capitalizeWords): return capitalizingWords(text)
+    case (.capitalized, _), (.upper, .capitalize): return capitalizingFirstLetter(text)
+    }
+  }
+
+  private static func capitalizingFirstLetter(_ text: String) -> String {
+    guard let index = text.firstIndex(where: \.isLetter) else { return text }
+    return text[..<index] + text[index].uppercased() + text[text.index(after: index)...]
+  }
+
+  private static func capitalizingWords(_ text: String) -> String {
+    var result = ""
+    var atWordStart = true
+    for character in text {
+      result += atWordStart && character.isLetter ? character.uppercased() : String(character)
+      atWordStart = character.isWhitespace || (atWordStart && !character.isLetter)
+    }
+    return result
+  }
+
+  /// `strftime` in the local time zone (espanso's format strings are chrono's,
+  /// whose common specifiers are strftime's), with names from `locale` when
+  /// the system has it, else the C locale's.
+  public static func format(date seconds: Int64, _ format: String, locale: String? = nil) -> String {
+    var time = time_t(seconds)
+    var parts = tm()
+    guard localtime_r(&time, &parts) != nil else { return "" }
+    var buffer = [CChar](repeating: 0, count: 512)
+    let length: Int
+    if let locale, let handle = DateLocale.open(locale) {
+      defer { freelocale(handle) }
+      length = strftime_l(&buffer, buffer.count, format, &parts, handle)
+    } else {
+      length = strftime(&buffer, buffer.count, format, &parts)
+    }
+    guard length > 0 else { return "" }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+}
+
+/// The locales of date variables: espanso names them as BCP 47 tags
+/// (`de-DE`), glibc as POSIX names (`de_DE.UTF-8`).
+public enum DateLocale {
+  /// The POSIX name of a tag: `de-DE` is `de_DE.UTF-8`.
+  public static func posixName(_ tag: String) -> String {
+    let base = tag.split(separator: ".", maxSplits: 1).first.map(String.init) ?? tag
+    return String(base.map { $0 == "-" ? "_" : $0 }) + ".UTF-8"
+  }
+
+  /// Whether the system has the locale (`locales-all`, or one generated).
+  public static func isInstalled(_ tag: String) -> Bool {
+    guard let handle = open(tag) else { return false }
+    freelocale(handle)
+    return true
+  }
+
+  static func open(_ tag: String) -> locale_t? {
+    newlocale(LC_TIME_MASK, posixName(tag), nil)
+  }
+}
+
+/// A small seeded generator (SplitMix64): the same seed picks the same
+/// `random` choices.
+struct SplitMix64: RandomNumberGenerator {
+  private var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}

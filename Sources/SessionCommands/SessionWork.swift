@@ -1,0 +1,95 @@
+import AgentProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Works out a snippet variable in the user's session: what the session
+/// agent does for the daemon, and `vkbd simulate` for itself.
+public enum SessionWork {
+  /// The longest a program may run, whatever the daemon waits.
+  public static let programTimeoutMilliseconds = 10_000
+
+  /// The value `request` asks for, or why there is none.
+  public static func perform(_ request: VariableRequest) -> Result<VariableValueText, AgentProtocolError> {
+    do {
+      let value = try value(for: request)
+      guard value.text.unicodeScalars.count <= AgentProtocol.maximumValue else {
+        return .failure(AgentProtocolError("the value is longer than \(AgentProtocol.maximumValue) characters"))
+      }
+      return .success(value)
+    } catch {
+      return .failure(AgentProtocolError(error.description))
+    }
+  }
+
+  private static func value(for request: VariableRequest) throws(ProgramRun.Failure) -> VariableValueText {
+    let environment = request.environment + [("CONFIG", espansoDirectory)]
+    func output(_ arguments: [String], strict: Bool = false) throws(ProgramRun.Failure) -> String {
+      let text = try ProgramRun.run(
+        arguments, environment: environment, timeoutMilliseconds: programTimeoutMilliseconds,
+        failOnStandardError: strict)
+      return request.trim ? ProgramRun.trimmed(text) : text
+    }
+    switch request.kind {
+    case .shell:
+      guard let command = request.arguments.first else {
+        throw ProgramRun.Failure("a shell variable without a command")
+      }
+      return VariableValueText(try output(ProgramRun.shellArguments(request.shell, command: command)))
+    case .script:
+      let home = String(cString: getenv("HOME") ?? strdup("/"))
+      let arguments = request.arguments.map {
+        ProgramRun.expandingPlaceholders($0, home: home, config: espansoDirectory)
+      }
+      return VariableValueText(try output(arguments, strict: true))
+    case .clipboard:
+      let text = try ProgramRun.run(
+        clipboardReader, timeoutMilliseconds: 2000)
+      guard !text.isEmpty else { throw ProgramRun.Failure("the clipboard holds no text") }
+      return VariableValueText(text)
+    case .choice:
+      guard let zenity = dialogProgram else { throw ProgramRun.Failure("no dialog program (zenity) is installed") }
+      let picked = try output(
+        [zenity, "--list", "--title=vkbd", "--text=Choose", "--column=Choice", "--hide-header"] + request.arguments)
+      guard let index = request.arguments.firstIndex(of: picked) else { throw ProgramRun.Failure("nothing was chosen") }
+      return VariableValueText(index < request.values.count ? request.values[index] : picked)
+    case .form:
+      guard let zenity = dialogProgram else { throw ProgramRun.Failure("no dialog program (zenity) is installed") }
+      let entries = request.arguments.map { "--add-entry=\($0)" }
+      let text = try ProgramRun.run(
+        [zenity, "--forms", "--title=vkbd", "--text=\(request.layout ?? "")", "--separator=\u{1}"] + entries,
+        timeoutMilliseconds: 10 * 60_000)
+      var answers = text.hasSuffix("\n") ? String(text.dropLast()) : text
+      if answers.isEmpty && request.arguments.count > 1 {
+        answers = String(repeating: "\u{1}", count: request.arguments.count - 1)
+      }
+      let values = answers.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
+      return VariableValueText(
+        "",
+        fields: Array(
+          zip(request.arguments, values + Array(repeating: "", count: max(0, request.arguments.count - values.count)))))
+    }
+  }
+
+  /// espanso's directory: `$XDG_CONFIG_HOME/espanso`, else `~/.config/espanso`.
+  public static var espansoDirectory: String {
+    if let config = getenv("XDG_CONFIG_HOME"), config.pointee != 0 { return String(cString: config) + "/espanso" }
+    return String(cString: getenv("HOME") ?? strdup("/")) + "/.config/espanso"
+  }
+
+  /// How the clipboard's text is read: wl-clipboard on Wayland, xclip on X11.
+  static var clipboardReader: [String] {
+    getenv("WAYLAND_DISPLAY") != nil
+      ? ["wl-paste", "--no-newline", "--type", "text"] : ["xclip", "-selection", "clipboard", "-o"]
+  }
+
+  /// zenity, when it is on PATH.
+  static var dialogProgram: String? {
+    let path = String(cString: getenv("PATH") ?? strdup("/usr/bin:/bin"))
+    for directory in path.split(separator: ":") where access("\(directory)/zenity", X_OK) == 0 {
+      return "\(directory)/zenity"
+    }
+    return nil
+  }
+}
