@@ -122,10 +122,12 @@ public final class Engine {
 
   /// The earliest time at which ``advance(to:into:)`` has work to do.
   public var nextDeadline: Instant? {
-    if let waiting { return waiting.deadline }
-    guard let typingDue = typing.deadline else { return backspaceRepeat.deadline }
-    guard let repeatDue = backspaceRepeat.deadline else { return typingDue }
-    return min(typingDue, repeatDue)
+    func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
+      guard let first else { return second }
+      guard let second else { return first }
+      return min(first, second)
+    }
+    return earlier(waiting?.deadline, earlier(typing.deadline, backspaceRepeat.deadline))
   }
 
   /// Handles one physical key event, appending what to emit to `output`.
@@ -143,7 +145,7 @@ public final class Engine {
   /// first.
   public func handleBeforeSettling(_ event: KeyEvent, into output: inout KeyOutput) {
     settle()
-    if typing.isActive || waiting != nil || queuedHead < queuedEvents.count {
+    if typing.isActive || waiting?.passesKeys == false || queuedHead < queuedEvents.count {
       queuedEvents.append(event)
       return
     }
@@ -217,7 +219,7 @@ public final class Engine {
   /// Handles the events that waited for the engine's own typing, in order,
   /// until they are done or one starts typing again.
   func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
-    while queuedHead < queuedEvents.count && !typing.isActive && waiting == nil {
+    while queuedHead < queuedEvents.count && !typing.isActive && waiting?.passesKeys != false {
       var event = queuedEvents[queuedHead]
       queuedHead += 1
       if event.time < now { event.time = now }  // it reaches the application now
@@ -373,7 +375,7 @@ public final class Engine {
     }
     var character = decoder.predictedCharacter(code)
     if character == 0x0D { character = 0x0A }  // Return types a newline
-    if configuration.expandsSnippets, let next = Unicode.Scalar(character), next.value > 0,
+    if configuration.expandsSnippets, waiting == nil, let next = Unicode.Scalar(character), next.value > 0,
       expandSnippet(code, next: next, at: time, into: &output)
     {
       return

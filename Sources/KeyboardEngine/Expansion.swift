@@ -255,6 +255,15 @@ struct WaitingExpansion {
   var key: UInt16
   var next: Unicode.Scalar
   var deadline: Instant
+  /// A dialog asks the user: keys go to it meanwhile instead of waiting,
+  /// and the trigger is deleted by its length then, the text model having
+  /// moved on.
+  var passesKeys = false
+  /// Characters on the screen the trigger covers, as Backspace deletes them.
+  var screenLength = 0
+
+  /// How long a dialog may stay open before the expansion is given up.
+  static let dialogTimeoutMilliseconds: Int64 = 10 * 60_000
 }
 
 extension Engine {
@@ -300,6 +309,12 @@ extension Engine {
       var asking = expansion
       asking.request = lastRequest
       asking.variable = needed
+      if case .choice = call { asking.passesKeys = true }
+      if case .form = call { asking.passesKeys = true }
+      if asking.passesKeys && !expansion.passesKeys {
+        asking.screenLength = Self.graphemeCount(typedLengthOf: expansion.modelLength, in: text)
+        asking.deadline = time.adding(milliseconds: WaitingExpansion.dialogTimeoutMilliseconds)
+      }
       waiting = asking
       var environment: [String: String] = [:]
       for (index, variable) in snippet.variables.enumerated() {
@@ -333,8 +348,10 @@ extension Engine {
       if rendered.charactersAfterCursor > 0 { rendered.charactersAfterCursor += 1 }
     }
     // What is on the screen already and starts the replacement stays.
-    let kept = Self.sharedStart(of: rendered, withLast: expansion.modelLength, of: text)
-    let deleted = Self.graphemeCount(typedLengthOf: expansion.modelLength - kept, in: text)
+    let kept = expansion.passesKeys ? 0 : Self.sharedStart(of: rendered, withLast: expansion.modelLength, of: text)
+    let deleted =
+      expansion.passesKeys
+      ? expansion.screenLength : Self.graphemeCount(typedLengthOf: expansion.modelLength - kept, in: text)
     let remaining = RenderedSnippet(
       text: Array(rendered.text[kept...]), charactersAfterCursor: rendered.charactersAfterCursor)
     let chainable = !expansion.match.endsWithSeparator && rendered.charactersAfterCursor == 0
@@ -400,7 +417,8 @@ extension Engine {
   func giveUp(_ expansion: WaitingExpansion, at now: Instant, into output: inout KeyOutput) {
     waiting = nil
     // Its release is still to come (or queued): the key was held when the
-    // keys started to wait.
+    // keys started to wait. After a dialog, the moment has passed.
+    guard !expansion.passesKeys else { return }
     swallowRelease[Int(expansion.key)] = false
     emit(expansion.key, .down, into: &output)
     replayQueuedEvents(at: now, into: &output)

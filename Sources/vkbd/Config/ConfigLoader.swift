@@ -17,7 +17,7 @@ enum ConfigLoader {
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
   ]
   static let layoutKeys = ["rules", "model", "layout", "variant", "options"]
-  static let expansionKeys = ["burst_keys", "gap_ms"]
+  static let expansionKeys = ["burst_keys", "gap_ms", "variable_timeout_ms"]
   static let deviceKeys = ["include", "exclude"]
 
   /// The embedded default (see ``Configuration/embeddedDefaultText``).
@@ -222,6 +222,9 @@ enum ConfigLoader {
       case "gap_ms":
         expansion.burstGapMilliseconds =
           reader.integer(value, key: name, in: 0...1000) ?? expansion.burstGapMilliseconds
+      case "variable_timeout_ms":
+        expansion.sessionTimeoutMilliseconds =
+          reader.integer(value, key: name, in: 100...60_000) ?? expansion.sessionTimeoutMilliseconds
       default:
         preconditionFailure("key \(key) is allowed but not read")
       }

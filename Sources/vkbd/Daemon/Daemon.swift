@@ -305,6 +305,8 @@ final class Daemon {
       logger.error("reload failed: \(error); the previous configuration keeps running")
       return ["\(error)"]
     }
+    for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }
+    for warning in fresh.warnings { logger.warning("reload: \(warning)") }
     newEngine.isPaused = engine.isPaused
     // Hand over: nothing stays held from the old engine, and the keys the
     // user still holds go down again through the new one.
