@@ -341,6 +341,40 @@ def focus_log(daemon):
     return seen
 
 
+def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
+    """A snippet with a shell variable typed into foot: the daemon, which
+    runs no program, asks the agent; the agent runs the command as the
+    session's user; the keys typed meanwhile arrive after the output, in
+    order."""
+    config = ('session_users: ["%d"]\n'
+              'matches:\n  - trigger: "qqsh"\n    replace: "{{out}}"\n    vars:\n'
+              '      - name: out\n        type: shell\n        params:\n'
+              '          cmd: "echo \\"  uid $(id -u) \\""\n' % USER)
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        desktop = Desktop(layout="us")
+        agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+        try:
+            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
+            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
+            wait_focus("foot")
+            type_us(source, "qqsh then\n", gap=0.03)
+            deadline = time.time() + 60
+            while desktop.lines()[:1] != ["uid %d then" % USER]:
+                assert time.time() < deadline, "foot received %r" % desktop.lines()
+                time.sleep(0.2)
+            print("  foot received %r" % desktop.lines()[0])
+            log = daemon.stderr_text() + "\n".join(agent.lines)
+            assert "uid %d" % USER not in log and "qqsh" not in log, "typed text or a program's output reached a log"
+        except AssertionError:
+            print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
+            raise
+        finally:
+            desktop.close()
+            daemon.stop()
+
+
 def test_the_gnome_and_kde_sources_carry_what_the_real_extension_and_script_sent():
     desktop = Desktop(layout="us")
     # The agent installed as `make install` lays it out: the KWin script in
