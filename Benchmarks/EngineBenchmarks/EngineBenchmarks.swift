@@ -25,6 +25,9 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("prose, every aid on, 10000 snippets") { benchmark in
     Feeder.named("10000") { Feeder(snippets: randomSnippets(10_000)) }.feed(benchmark.scaledIterations.count)
   }
+  Benchmark("prose, every aid on, 1000 regex snippets") { benchmark in
+    Feeder.named("regex") { Feeder(snippets: regexSnippets(1000)) }.feed(benchmark.scaledIterations.count)
+  }
   Benchmark("prose then a held Backspace") { benchmark in
     Feeder.named("backspace") { Feeder(holdingBackspace: true) }.feed(benchmark.scaledIterations.count)
   }
@@ -124,4 +127,31 @@ final class Feeder {
       output.removeAll()
     }
   }
+}
+
+/// `count` regex snippets in the shapes of the regexes of espanso's hub
+/// (each made distinct by a word of two letters, as the hub's are by their
+/// words): a date offset, a citation, a password length, a star rating, a
+/// conventional commit, a fraction…
+func regexSnippets(_ count: Int) -> SnippetMatcher {
+  let shapes: [(String) -> String] = [
+    { ":r\($0)(?P<n>\\d+)/" },
+    { "(?P<a>\\d+)/\($0)(?P<b>\\w+ )" },
+    { ":cite\($0):(?P<c>.*?):" },
+    { "(?P<o>[+-]\\d+)x\($0)(?P<u>[dwmy])" },
+    { "\\b(?P<w>\\w+)\($0)çao\\b" },
+    { ":pw\($0)(?P<mode>s|n|)(?P<len>\\d{2})" },
+    { "brand\($0)(?P<num>.*?);" },
+    { ":st\($0)(?P<f>\\d+),(?P<e>\\d+)" },
+    { ":wttrat\($0)/(?P<l>.*)/" },
+    { ":(?P<type>feat|fix)\($0)(?P<scope>[^#!()\\r\\n]+)(?P<b>!?) " },
+  ]
+  return SnippetMatcher(
+    (0..<count).map { index in
+      var snippet = Snippet(triggers: [], replacement: Template("r"), origin: "bench:\(index)")
+      let letters = Array("abcdefghijklmnopqrstuvwxyz")
+      let word = String([letters[index / 26 % 26], letters[index % 26]])
+      snippet.regex = try! TriggerRegex(shapes[index % shapes.count](word))
+      return snippet
+    })
 }

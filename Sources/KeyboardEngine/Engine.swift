@@ -62,10 +62,22 @@ public final class Engine {
   public var onSessionCall: ((SessionRequest) -> Bool)?
   /// The expansion waiting for the session's answer; the keys typed
   /// meanwhile wait in the queue.
-  var waiting: WaitingExpansion?
+  var waiting: WaitingExpansion? {
+    didSet {
+      waitingDeadline = waiting?.deadline
+      keysWait = waiting.map { !$0.passesKeys } ?? false
+    }
+  }
+  /// Of ``waiting``, read on every key: kept apart, as reading the optional
+  /// struct itself copies it (its arrays retained and released).
+  private var waitingDeadline: Instant?
+  /// Whether keys wait for the session's answer (a dialog takes them).
+  private var keysWait = false
   var lastRequest: UInt32 = 0
   /// The working memory of regex trigger searches.
   let regexScratch = RegexScratch()
+  /// Whether a snippet has a regex trigger: without, a key does not look.
+  private let hasRegexes: Bool
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
@@ -111,6 +123,7 @@ public final class Engine {
     self.layout = layout
     self.configuration = configuration
     self.snippets = snippets
+    hasRegexes = snippets.hasRegexes
     decodes = Self.needsDecoding(configuration, snippets)
     decoder = KeystrokeDecoder(layout: layout)
     physicalHolds = [UInt8](repeating: 0, count: KeyCode.count)
@@ -127,7 +140,7 @@ public final class Engine {
       guard let second else { return first }
       return min(first, second)
     }
-    return earlier(waiting?.deadline, earlier(typing.deadline, backspaceRepeat.deadline))
+    return earlier(waitingDeadline, earlier(typing.deadline, backspaceRepeat.deadline))
   }
 
   /// Handles one physical key event, appending what to emit to `output`.
@@ -145,7 +158,7 @@ public final class Engine {
   /// first.
   public func handleBeforeSettling(_ event: KeyEvent, into output: inout KeyOutput) {
     settle()
-    if typing.isActive || waiting?.passesKeys == false || queuedHead < queuedEvents.count {
+    if typing.isActive || keysWait || queuedHead < queuedEvents.count {
       queuedEvents.append(event)
       return
     }
@@ -202,7 +215,7 @@ public final class Engine {
   /// an expansion.
   public func advance(to now: Instant, into output: inout KeyOutput) {
     settle()
-    if let waiting, waiting.deadline <= now {
+    if let due = waitingDeadline, due <= now, let waiting {
       onNotice?(.sessionVariableFailed(origin: snippets.snippets[waiting.match.snippet].origin, reason: .timedOut))
       giveUp(waiting, at: now, into: &output)
     }
@@ -219,7 +232,7 @@ public final class Engine {
   /// Handles the events that waited for the engine's own typing, in order,
   /// until they are done or one starts typing again.
   func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
-    while queuedHead < queuedEvents.count && !typing.isActive && waiting?.passesKeys != false {
+    while queuedHead < queuedEvents.count && !typing.isActive && !keysWait {
       var event = queuedEvents[queuedHead]
       queuedHead += 1
       if event.time < now { event.time = now }  // it reaches the application now
@@ -375,7 +388,7 @@ public final class Engine {
     }
     var character = decoder.predictedCharacter(code)
     if character == 0x0D { character = 0x0A }  // Return types a newline
-    if configuration.expandsSnippets, waiting == nil, let next = Unicode.Scalar(character), next.value > 0,
+    if configuration.expandsSnippets, waitingDeadline == nil, let next = Unicode.Scalar(character), next.value > 0,
       expandSnippet(code, next: next, at: time, into: &output)
     {
       return
@@ -433,7 +446,15 @@ public final class Engine {
     if let plain {
       return expand(plain, in: text, modelLength: plain.typedLength, key: code, next: next, at: time, into: &output)
     }
-    guard let found = snippets.matchRegex(next: next, after: text, scratch: regexScratch) else { return false }
+    guard hasRegexes, snippets.mayMatchRegex(endingWith: next) else { return false }
+    // The prefilters read the text in place; a search takes a copy of it.
+    var present = text.typedCharacterBits(last: SnippetMatcher.regexWindow - 1)
+    present.insert(next)
+    guard snippets.mayMatchRegex(endingWith: next, present: present),
+      let found = snippets.matchRegex(next: next, after: text, scratch: regexScratch)
+    else {
+      return false
+    }
     return expand(found, in: text, modelLength: found.typedLength, key: code, next: next, at: time, into: &output)
   }
 

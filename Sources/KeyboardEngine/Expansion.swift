@@ -281,7 +281,7 @@ extension Engine {
     }
     if !match.endsWithSeparator { typed.append(next) }
     var inputs = VariableInputs(now: wallClock(), seed: UInt64.random(in: 0...UInt64.max))
-    inputs.captures = match.captures
+    inputs.captures = snippets.captures(of: match, scratch: regexScratch)
     let waiting = WaitingExpansion(
       match: match, inputs: inputs, typed: typed, modelLength: modelLength,
       capitalized: match.typedLength > 0 && view.isAutoCapitalized(fromEnd: match.typedLength - 1),

@@ -20,11 +20,21 @@ public struct SnippetMatcher: Sendable {
   private var slotMask: Int
   private var edgeCount = 0
 
-  /// The regex snippets whose match may end with each ASCII character, and
-  /// those whose match may end with some other character (the prefilter
-  /// of regex triggers: a key looks at its own list only).
-  private var regexesByLastASCII: [[Int32]] = []
-  private var regexesEndingBeyondASCII: [Int32] = []
+  /// The regex triggers, in load order, with their snippets and the
+  /// characters one of which every match holds (a plain array: the
+  /// prefilter reads it without touching the regexes).
+  private var regexes: [TriggerRegex] = []
+  private var regexSnippets: [Int32] = []
+  private var regexRequired: [(all: CharacterBits, any: CharacterBits)] = []
+  /// The regexes whose match may end with each ASCII character (128
+  /// buckets), and those whose match may end with some other character (the
+  /// last bucket): a key looks in its own bucket only.
+  private var regexBuckets: [RegexBucket] = []
+  /// Each snippet's `left_word` and `right_word`, as bits: read while
+  /// matching instead of the snippet (whose arrays a read would retain).
+  private var wordSides: [UInt8] = []
+  private static let leftSide: UInt8 = 1
+  private static let rightSide: UInt8 = 2
   /// Whether any snippet has a regex trigger.
   public private(set) var hasRegexes = false
 
@@ -54,6 +64,7 @@ public struct SnippetMatcher: Sendable {
     slotMask = 63
     var owners: [String: Int] = [:]
     for (index, snippet) in snippets.enumerated() {
+      wordSides.append((snippet.leftWord ? Self.leftSide : 0) | (snippet.rightWord ? Self.rightSide : 0))
       if let regex = snippet.regex {
         addRegex(regex, snippet: Int32(index))
         continue
@@ -72,16 +83,21 @@ public struct SnippetMatcher: Sendable {
   }
 
   private mutating func addRegex(_ regex: TriggerRegex, snippet: Int32) {
-    if !hasRegexes { regexesByLastASCII = [[Int32]](repeating: [], count: 128) }
+    if !hasRegexes { regexBuckets = [RegexBucket](repeating: RegexBucket(), count: 129) }
     hasRegexes = true
+    let index = Int32(regexes.count)
+    regexes.append(regex)
+    regexSnippets.append(snippet)
+    regexRequired.append(regex.required)
+    let key = RegexBucket.keyCharacter(of: regex.required.all)
     for value in 0..<128 where regex.mayEnd(with: Unicode.Scalar(UInt8(value))) {
-      regexesByLastASCII[value].append(snippet)
+      regexBuckets[value].add(index, key: key)
     }
     let last = regex.lastCharacter
     if last.any || !last.classes.isEmpty || last.characters.contains(where: { $0 >= 128 })
       || last.caselessCharacters.contains(where: { $0 >= 128 })
     {
-      regexesEndingBeyondASCII.append(snippet)
+      regexBuckets[128].add(index, key: key)
     }
   }
 
@@ -107,43 +123,82 @@ public struct SnippetMatcher: Sendable {
     /// The key being pressed is the separator after the trigger (`right_word`),
     /// not the trigger's last character.
     public var endsWithSeparator: Bool
-    /// A regex trigger's named groups and what they matched.
-    public var captures: [String: String] = [:]
+    /// The regex that matched (its groups are in the scratch), or -1.
+    /// Plain values only: a match is made and dropped on every key.
+    var regex: Int32 = -1
 
-    public init(snippet: Int, typedLength: Int, endsWithSeparator: Bool, captures: [String: String] = [:]) {
+    public init(snippet: Int, typedLength: Int, endsWithSeparator: Bool) {
       self.snippet = snippet
       self.typedLength = typedLength
       self.endsWithSeparator = endsWithSeparator
-      self.captures = captures
     }
+  }
+
+  /// Whether a regex's match may end with `next`: a key for which none may
+  /// looks no further (without reading the text).
+  public func mayMatchRegex(endingWith next: Unicode.Scalar) -> Bool {
+    hasRegexes && !regexBuckets[Int(min(next.value, 128))].isEmpty
+  }
+
+  /// Whether a regex whose match may end with `next` passes the prefilters
+  /// on the characters `present` in the recent text (`next` included): only
+  /// then is the text worth reading.
+  public func mayMatchRegex(endingWith next: Unicode.Scalar, present: CharacterBits) -> Bool {
+    var found = false
+    regexBuckets[Int(min(next.value, 128))].visit(present: present) { regex in
+      if !found && passesPrefilter(Int(regex), next: next, present: present) { found = true }
+    }
+    return found
+  }
+
+  private func passesPrefilter(_ regex: Int, next: Unicode.Scalar, present: CharacterBits) -> Bool {
+    let required = regexRequired[regex]
+    return present.contains(required.all) && (required.any.isEmpty || present.intersects(required.any))
+      && (next.value < 128 || regexes[regex].mayEnd(with: next))
   }
 
   /// The first regex snippet (in load order) whose regex matches the recent
   /// text ending with `next`, the key being pressed. Searches only the
   /// regexes whose match may end with `next`; allocates nothing unless one
   /// matches.
-  public func matchRegex(next: Unicode.Scalar, after text: some MatchableText, scratch: RegexScratch) -> Match? {
+  public func matchRegex(next: Unicode.Scalar, after text: TextModel, scratch: RegexScratch) -> Match? {
     guard hasRegexes else { return nil }
-    let candidates = next.value < 128 ? regexesByLastASCII[Int(next.value)] : regexesEndingBeyondASCII
-    guard !candidates.isEmpty else { return nil }
+    let bucket = Int(min(next.value, 128))
+    guard !regexBuckets[bucket].isEmpty else { return nil }
     let known = min(text.count, Self.regexWindow - 1)
-    scratch.text.removeAll(keepingCapacity: true)
-    for offset in stride(from: known - 1, through: 0, by: -1) { scratch.text.append(text[typedFromEnd: offset]) }
-    scratch.text.append(next)
-    var index = 0
-    while index < candidates.count {
-      let snippet = Int(candidates[index])
-      index += 1
-      guard let regex = snippets[snippet].regex, next.value < 128 || regex.mayEnd(with: next) else { continue }
-      let found = scratch.text.withUnsafeBufferPointer { buffer -> Match? in
-        guard let start = regex.search(buffer, scratch: scratch) else { return nil }
-        return Match(
-          snippet: snippet, typedLength: buffer.count - 1 - start, endsWithSeparator: false,
-          captures: regex.captures(buffer, scratch: scratch))
+    var present = text.typedCharacterBits(last: known)
+    present.insert(next)
+    // The first in load order that matches: each list is in load order, the
+    // lists of different key characters are not.
+    var best = Int32.max
+    var built = false
+    func search(_ regex: Int32) {
+      guard regex < best, passesPrefilter(Int(regex), next: next, present: present) else { return }
+      if !built {
+        scratch.text.removeAll(keepingCapacity: true)
+        for offset in stride(from: known - 1, through: 0, by: -1) { scratch.text.append(text[typedFromEnd: offset]) }
+        scratch.text.append(next)
+        built = true
       }
-      if let found { return found }
+      if scratch.text.withUnsafeBufferPointer({ regexes[Int(regex)].search($0, scratch: scratch) }) != nil {
+        best = regex
+      }
     }
-    return nil
+    regexBuckets[bucket].visit(present: present, search)
+    guard best != .max else { return nil }
+    // Search it again: a later candidate's search may have reused the scratch.
+    let start = scratch.text.withUnsafeBufferPointer { regexes[Int(best)].search($0, scratch: scratch) }!
+    var found = Match(
+      snippet: Int(regexSnippets[Int(best)]), typedLength: scratch.text.count - 1 - start, endsWithSeparator: false)
+    found.regex = best
+    return found
+  }
+
+  /// The named groups of a regex match ``matchRegex(next:after:scratch:)``
+  /// just found, with what they matched.
+  public func captures(of match: Match, scratch: RegexScratch) -> [String: String] {
+    guard match.regex >= 0 else { return [:] }
+    return scratch.text.withUnsafeBufferPointer { regexes[Int(match.regex)].captures($0, scratch: scratch) }
   }
 
   /// The longest trigger that a press typing `next` completes, at the end of
@@ -157,8 +212,8 @@ public struct SnippetMatcher: Sendable {
     while node > 0 {
       let snippet = terminals[Int(node)]
       if snippet >= 0 {
-        let candidate = snippets[Int(snippet)]
-        if !candidate.rightWord && (!candidate.leftWord || Self.isBoundary(before: depth, in: text)) {
+        let word = wordSides[Int(snippet)]
+        if word & Self.rightSide == 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
           best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: false)
         }
       }
@@ -176,8 +231,8 @@ public struct SnippetMatcher: Sendable {
       depth += 1
       let snippet = terminals[Int(node)]
       if snippet >= 0 {
-        let candidate = snippets[Int(snippet)]
-        if candidate.rightWord && (!candidate.leftWord || Self.isBoundary(before: depth, in: text)) {
+        let word = wordSides[Int(snippet)]
+        if word & Self.rightSide != 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
           best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: true)
         }
       }
@@ -284,3 +339,70 @@ public protocol MatchableText {
 }
 
 extension TextModel: MatchableText {}
+
+/// The regexes of one last character, filed by a character every match of
+/// each holds (its rarest literal): a key visits only the lists of the
+/// characters the recent text has, so a thousand regexes cost a key little
+/// more than none.
+struct RegexBucket: Sendable {
+  /// Regexes without a literal every match holds: always visited.
+  private var always: [Int32] = []
+  /// By key character: ASCII ones, then one list for any other character.
+  private var byKey: [[Int32]] = []
+  private var keys = CharacterBits()
+
+  var isEmpty: Bool { always.isEmpty && keys.isEmpty }
+
+  mutating func add(_ regex: Int32, key: Unicode.Scalar?) {
+    guard let key else {
+      always.append(regex)
+      return
+    }
+    if byKey.isEmpty { byKey = [[Int32]](repeating: [], count: 129) }
+    byKey[Int(min(key.value, 128))].append(regex)
+    keys.insert(key)
+  }
+
+  /// Calls `body` with every regex whose key character `present` has, and
+  /// those without one.
+  func visit(present: CharacterBits, _ body: (Int32) -> Void) {
+    for regex in always { body(regex) }
+    guard keys.intersects(present) else { return }
+    var low = keys.low & present.low
+    while low != 0 {
+      for regex in byKey[low.trailingZeroBitCount] { body(regex) }
+      low &= low - 1
+    }
+    var high = keys.high & present.high
+    while high != 0 {
+      for regex in byKey[64 + high.trailingZeroBitCount] { body(regex) }
+      high &= high - 1
+    }
+    if keys.other && present.other { for regex in byKey[128] { body(regex) } }
+  }
+
+  /// The rarest of `characters` in typing: anything but a letter first,
+  /// then letters from the least frequent in English text; nil when empty.
+  static func keyCharacter(of characters: CharacterBits) -> Unicode.Scalar? {
+    if characters.other { return "\u{80}" }
+    var best: (rank: Int, character: Unicode.Scalar)?
+    for value in 0..<128 {
+      let character = Unicode.Scalar(UInt8(value))
+      var single = CharacterBits()
+      single.insert(character)
+      guard characters.contains(single) else { continue }
+      let lower = RegexCase.fold(character)
+      let rank: Int
+      if let letter = letterRarity.firstIndex(of: lower) {
+        rank = 10 + letter + (lower == character ? 0 : 1)
+      } else {
+        rank = character == " " ? 100 : 0
+      }
+      if best == nil || rank < best!.rank { best = (rank, character) }
+    }
+    return best?.character
+  }
+
+  /// English letters from the least to the most frequent.
+  private static let letterRarity = Array("zqxjkvbpygfwmucldrhsnioate".unicodeScalars)
+}

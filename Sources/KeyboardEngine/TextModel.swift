@@ -27,6 +27,28 @@ public struct TextModel: Sendable {
     typedRing = [UInt32](repeating: 0, count: Self.capacity)
   }
 
+  /// The characters among the last `length` typed (as ``subscript(typedFromEnd:)``
+  /// gives them), as bits: what the regex prefilter asks of the text, read
+  /// straight from the rings.
+  func typedCharacterBits(last length: Int) -> CharacterBits {
+    var bits = CharacterBits()
+    var index = end
+    ring.withUnsafeBufferPointer { ring in
+      typedRing.withUnsafeBufferPointer { typed in
+        for _ in 0..<min(length, count) {
+          index = (index - 1) & (Self.capacity - 1)
+          let value = typed[index] == 0 ? ring[index] : typed[index]
+          switch value {
+          case 0..<64: bits.low |= 1 << UInt64(value)
+          case 64..<128: bits.high |= 1 << UInt64(value - 64)
+          default: bits.other = true
+          }
+        }
+      }
+    }
+    return bits
+  }
+
   /// Whether nothing is known before the cursor.
   public var isEmpty: Bool { count == 0 }
 

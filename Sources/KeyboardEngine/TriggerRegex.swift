@@ -19,6 +19,10 @@ public struct TriggerRegex: Sendable {
   let classes: [CharacterClass]
   /// What the last character of a match may be (the prefilter).
   let lastCharacter: LastCharacter
+  /// The second prefilter: characters every match holds, all of them, and
+  /// characters one of which it starts with (empty when unknown). The
+  /// recent text must have them for a search to be worth it.
+  let required: (all: CharacterBits, any: CharacterBits)
 
   /// The most instructions a compiled pattern may have (counted
   /// repetitions are written out).
@@ -51,6 +55,7 @@ public struct TriggerRegex: Sendable {
     program = compiler.program
     classes = compiler.classes
     lastCharacter = tree.lastCharacter
+    required = (tree.requiredLiterals, tree.startCharacters(classes: compiler.classes))
   }
 
   /// Whether a match may end with `character`: cheaper than a search, and
@@ -304,6 +309,34 @@ struct LastCharacter: Sendable {
   }
 }
 
+/// A set of characters as bits: ASCII exactly, any other character by one
+/// shared bit (so a test may say yes wrongly, never no).
+public struct CharacterBits: Sendable, Equatable {
+  var low: UInt64 = 0
+  var high: UInt64 = 0
+  var other = false
+
+  public init() {}
+
+  var isEmpty: Bool { low == 0 && high == 0 && !other }
+
+  public mutating func insert(_ character: Unicode.Scalar) {
+    switch character.value {
+    case 0..<64: low |= 1 << UInt64(character.value)
+    case 64..<128: high |= 1 << UInt64(character.value - 64)
+    default: other = true
+    }
+  }
+
+  func intersects(_ other: CharacterBits) -> Bool {
+    low & other.low != 0 || high & other.high != 0 || (self.other && other.other)
+  }
+
+  func contains(_ other: CharacterBits) -> Bool {
+    low & other.low == other.low && high & other.high == other.high && (self.other || !other.other)
+  }
+}
+
 /// A parsed regex.
 indirect enum RegexNode {
   case empty
@@ -325,6 +358,67 @@ indirect enum RegexNode {
     case .sequence(let items): return items.allSatisfy(\.isNullable)
     case .alternation(let items): return items.contains(where: \.isNullable)
     case .repetition(let inner, let minimum, _, _): return minimum == 0 || inner.isNullable
+    }
+  }
+
+  /// The characters every match holds: the literals of its top-level
+  /// sequence (and of groups and required repetitions in it).
+  var requiredLiterals: CharacterBits {
+    var bits = CharacterBits()
+    func collect(_ node: RegexNode) {
+      switch node {
+      case .character(let character, caseless: false): bits.insert(character)
+      case .group(let inner, _): collect(inner)
+      case .repetition(let inner, let minimum, _, _) where minimum > 0: collect(inner)
+      case .sequence(let items): for item in items { collect(item) }
+      default: break
+      }
+    }
+    collect(self)
+    return bits
+  }
+
+  /// The characters one of which a match starts with, when they are a few
+  /// literals; empty otherwise.
+  func startCharacters(classes: [CharacterClass]) -> CharacterBits {
+    var bits = CharacterBits()
+    guard let first = firstCharacters(classes: classes), first.count <= 8 else { return bits }
+    for character in first { bits.insert(character) }
+    return bits
+  }
+
+  /// The characters a match may start with, when they are literals only.
+  func firstCharacters(classes: [CharacterClass]) -> [Unicode.Scalar]? {
+    switch self {
+    case .character(let character, let caseless):
+      guard caseless else { return [character] }
+      let upper = character.properties.uppercaseMapping.unicodeScalars
+      return [RegexCase.fold(character)] + (upper.count == 1 ? [upper.first!] : [])
+    case .set(let index):
+      let set = classes[index]
+      guard !set.negated, !set.caseless, set.named.isEmpty, set.ranges.reduce(0, { $0 + $1.count }) <= 8 else {
+        return nil
+      }
+      return set.ranges.flatMap { $0.compactMap(Unicode.Scalar.init) }
+    case .empty, .any, .assert: return nil
+    case .group(let inner, _): return inner.firstCharacters(classes: classes)
+    case .repetition(let inner, let minimum, _, _): return minimum > 0 ? inner.firstCharacters(classes: classes) : nil
+    case .alternation(let items):
+      var result: [Unicode.Scalar] = []
+      for item in items {
+        guard let first = item.firstCharacters(classes: classes) else { return nil }
+        result += first
+      }
+      return result
+    case .sequence(let items):
+      var result: [Unicode.Scalar] = []
+      for item in items {
+        if case .assert = item { continue }
+        guard let first = item.firstCharacters(classes: classes) else { return nil }
+        result += first
+        if !item.isNullable { return result }
+      }
+      return nil
     }
   }
 

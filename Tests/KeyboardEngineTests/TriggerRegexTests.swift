@@ -94,6 +94,23 @@ import Testing
     #expect(try TriggerRegex("\\w;|\\d").mayEnd(with: "٣"))  // an Arabic-Indic digit is \d
   }
 
+  static func bits(_ characters: String) -> CharacterBits {
+    var bits = CharacterBits()
+    for character in characters.unicodeScalars { bits.insert(character) }
+    return bits
+  }
+
+  @Test func theSecondPrefilterKnowsCharactersEveryMatchHolds() throws {
+    let cite = try TriggerRegex(":cite:(?P<c>.*?):")
+    #expect(cite.required.all == Self.bits(":cite") && cite.required.any == Self.bits(":"))
+    let offset = try TriggerRegex("(?P<o>[+-]\\d+)x(?P<u>[dwmy])")
+    #expect(offset.required.all == Self.bits("x") && offset.required.any == Self.bits("+-"))
+    let tilde = try TriggerRegex("\\b(?P<w>\\w+)çao\\b")
+    #expect(tilde.required.all == Self.bits("çao") && tilde.required.any.isEmpty)
+    let either = try TriggerRegex("ab|cd")
+    #expect(either.required.all.isEmpty && either.required.any == Self.bits("ac"))
+  }
+
   @Test func theMatcherSearchesOnlyTheRegexesThatMayEndWithTheKey() throws {
     var snippets = (0..<1000).map { index in
       var snippet = Snippet(triggers: [], replacement: Template("r\(index)"), origin: "test:\(index)")
@@ -108,7 +125,8 @@ import Testing
     #expect(matcher.matchRegex(next: "x", after: text, scratch: scratch) == nil)
     text.append("5")
     let found = try #require(matcher.matchRegex(next: "=", after: text, scratch: scratch))
-    #expect(found.snippet == 417 && found.typedLength == 6 && found.captures == ["n": "5"])
+    #expect(found.snippet == 417 && found.typedLength == 6)
+    #expect(matcher.captures(of: found, scratch: scratch) == ["n": "5"])
   }
 }
 
