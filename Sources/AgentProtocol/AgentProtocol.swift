@@ -15,6 +15,10 @@ public enum AgentProtocol {
   /// The most characters of a variable's value: an expansion's longest
   /// replacement.
   public static let maximumValue = 65_536
+  /// The most match files of a user an agent sends, and their most bytes
+  /// in all (each file's message is at most ``maximumValueMessage``).
+  public static let maximumSnippetFiles = 1000
+  public static let maximumSnippetBytes = 16 << 20
   /// The longest window title a report may carry, in UTF-8 bytes: the agent
   /// cuts longer ones (``truncated(_:toBytes:)``).
   public static let maximumTitle = 1024
@@ -172,6 +176,12 @@ public enum AgentMessage: Equatable, Sendable {
   case layout(LayoutReport)
   /// The answer to a ``DaemonMessage/variable(_:)`` request.
   case value(VariableAnswer)
+  /// One of the user's own espanso match files, read by the agent as the
+  /// user: its absolute path and its text.
+  case snippetFile(path: String, text: String)
+  /// The user's files sent since the last such message are all of them:
+  /// `count` files, under the match directory `directory`.
+  case snippetFilesEnd(directory: String, count: Int)
 
   /// The message as one line, newline included.
   public func encoded() -> [UInt8] {
@@ -203,6 +213,12 @@ public enum AgentMessage: Equatable, Sendable {
         if !value.fields.isEmpty { fields.append(("fields", .string(AgentProtocol.joined(value.fields)))) }
       case .failure(let reason): fields.append(("error", .string(reason.message)))
       }
+    case .snippetFile(let path, let text):
+      fields += [("type", .string("snippet-file")), ("path", .string(path)), ("text", .string(text))]
+    case .snippetFilesEnd(let directory, let count):
+      fields += [
+        ("type", .string("snippet-files-end")), ("directory", .string(directory)), ("count", .integer(Int64(count))),
+      ]
     }
     return FlatJSON.encode(fields) + [UInt8(ascii: "\n")]
   }
@@ -266,8 +282,19 @@ public enum AgentMessage: Equatable, Sendable {
         self = .value(
           VariableAnswer(id: id, result: .success(VariableValueText(text, fields: AgentProtocol.pairs(fields ?? "")))))
       }
+    case "snippet-file":
+      let path = try message.path("path")
+      self = .snippetFile(path: path, text: try message.string("text", limit: AgentProtocol.maximumValueMessage))
+    case "snippet-files-end":
+      let directory = try message.path("directory")
+      let count = try message.integer("count")
+      guard (0...Int64(AgentProtocol.maximumSnippetFiles)).contains(count) else {
+        throw AgentProtocolError("field 'count' must be 0 to \(AgentProtocol.maximumSnippetFiles)")
+      }
+      self = .snippetFilesEnd(directory: directory, count: Int(count))
     default:
-      throw AgentProtocolError("unknown message type (hello, focus, field, layout, value)")
+      throw AgentProtocolError(
+        "unknown message type (hello, focus, field, layout, value, snippet-file, snippet-files-end)")
     }
     try message.finish()
   }
@@ -293,10 +320,10 @@ public enum DaemonMessage: Equatable, Sendable {
     case .variable(let request):
       fields += [
         ("type", .string("variable")), ("id", .integer(Int64(request.id))), ("kind", .string(request.kind.rawValue)),
-        ("arguments", .string(request.arguments.joined(separator: "\u{0}"))), ("trim", .bool(request.trim)),
+        ("arguments", .string(AgentProtocol.joined(request.arguments))), ("trim", .bool(request.trim)),
       ]
       if let shell = request.shell { fields.append(("shell", .string(shell))) }
-      if !request.values.isEmpty { fields.append(("values", .string(request.values.joined(separator: "\u{0}")))) }
+      if !request.values.isEmpty { fields.append(("values", .string(AgentProtocol.joined(request.values)))) }
       if let layout = request.layout { fields.append(("layout", .string(layout))) }
       if !request.environment.isEmpty {
         fields.append(("environment", .string(AgentProtocol.joined(request.environment))))
@@ -317,14 +344,11 @@ public enum DaemonMessage: Equatable, Sendable {
         throw AgentProtocolError("field 'kind' must be one of shell, script, clipboard, choice, form")
       }
       var request = VariableRequest(id: id, kind: kind)
-      let arguments = try message.string("arguments", limit: AgentProtocol.maximumMessage)
-      request.arguments =
-        arguments.isEmpty ? [] : arguments.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+      request.arguments = AgentProtocol.list(try message.string("arguments", limit: AgentProtocol.maximumValueMessage))
       request.trim = try message.bool("trim")
       request.shell = try message.optionalString("shell", limit: AgentProtocol.maximumName)
-      let values = try message.optionalString("values", limit: AgentProtocol.maximumMessage) ?? ""
-      request.values =
-        values.isEmpty ? [] : values.split(separator: "\u{0}", omittingEmptySubsequences: false).map(String.init)
+      request.values = AgentProtocol.list(
+        try message.optionalString("values", limit: AgentProtocol.maximumMessage) ?? "")
       request.layout = try message.optionalString("layout", limit: AgentProtocol.maximumMessage)
       request.environment = AgentProtocol.pairs(
         try message.optionalString("environment", limit: AgentProtocol.maximumMessage) ?? "")
@@ -395,6 +419,15 @@ private struct MessageFields {
 
   private static let wordBytes = Set(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_".utf8)
+
+  /// An absolute path of at most 4096 bytes, with no `..` in it.
+  mutating func path(_ key: String) throws(AgentProtocolError) -> String {
+    let path = try string(key, limit: 4096)
+    guard path.hasPrefix("/"), !path.split(separator: "/").contains(".."), !path.contains("\u{0}") else {
+      throw AgentProtocolError("field '\(key)' must be an absolute path without '..'")
+    }
+    return path
+  }
 
   /// A request's id: a whole number that fits 32 bits.
   mutating func identifier() throws(AgentProtocolError) -> UInt32 {
@@ -520,6 +553,14 @@ public struct VariableAnswer: Equatable, Sendable {
 }
 
 extension AgentProtocol {
+  /// A list in a flat message: each item after a NUL (so that no items and
+  /// one empty item differ).
+  static func joined(_ items: [String]) -> String { items.map { "\u{0}" + $0 }.joined() }
+
+  static func list(_ text: String) -> [String] {
+    text.split(separator: "\u{0}", omittingEmptySubsequences: false).dropFirst().map(String.init)
+  }
+
   /// `name=value` pairs, NUL-separated: a map in a flat message.
   static func joined(_ pairs: [(String, String)]) -> String {
     pairs.map { "\($0.0)=\($0.1)" }.joined(separator: "\u{0}")

@@ -96,12 +96,14 @@ struct VKBDAgent: ParsableCommand {
         "focus": "\(focusSource.name)", "field": "\(fieldSource?.name ?? "none")",
         "layout": "\(layoutSource?.name ?? "none")",
       ])
-    let timed: [Timed] = print ? [settler] : [settler, daemon]
+    let userSnippets = UserSnippets(logger: logger)
+    userSnippets.onFiles = { files, directory in daemon.report(snippetFiles: files, directory: directory) }
+    let timed: [Timed] = print ? [settler] : [settler, daemon, userSnippets]
     daemon.tick(at: monotonicMicroseconds())  // connects at once
     try focusSource.start()
     let extra: [Pollable] = [fieldSource, layoutSource].compactMap { $0 }.filter { $0 !== focusSource }
     try loop.run(
-      [focusSource] + extra + watches + (print ? [] : [daemon]),
+      [focusSource] + extra + watches + (print ? [] : [daemon, userSnippets]),
       timeout: {
         let now = monotonicMicroseconds()
         let due = timed.compactMap(\.due).min()

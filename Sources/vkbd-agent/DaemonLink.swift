@@ -23,6 +23,9 @@ final class DaemonLink: Pollable, Timed {
   private var focus: FocusReport?
   private var field: FieldReport?
   private var layout: LayoutReport?
+  /// The user's own match files, sent whole when the daemon counts this
+  /// agent and whenever they change.
+  private var snippetFiles: (files: [(path: String, text: String)], directory: String)?
   private var loggedAbsence = false
   /// When to try to connect next; nil while connected.
   private(set) var due: Int64? = 0
@@ -89,6 +92,20 @@ final class DaemonLink: Pollable, Timed {
     if isActive { send(.field(bounded)) }
   }
 
+  /// Remembers the user's match files and sends them when the daemon
+  /// counts this agent.
+  func report(snippetFiles files: [(path: String, text: String)], directory: String) {
+    snippetFiles = (files, directory)
+    logger.info("the user's match files", metadata: ["files": "\(files.count)", "directory": "\(directory)"])
+    sendSnippetFiles()
+  }
+
+  private func sendSnippetFiles() {
+    guard isActive, let snippetFiles else { return }
+    for file in snippetFiles.files { send(.snippetFile(path: file.path, text: file.text)) }
+    send(.snippetFilesEnd(directory: snippetFiles.directory, count: snippetFiles.files.count))
+  }
+
   /// Remembers the layout and sends it when the daemon counts this agent.
   func report(_ report: LayoutReport) {
     guard report != layout else { return }
@@ -124,6 +141,7 @@ final class DaemonLink: Pollable, Timed {
           if let layout { send(.layout(layout)) }
           if let focus { send(.focus(focus)) }
           if let field { send(.field(field)) }
+          sendSnippetFiles()
         }
       case .refused(let reason):
         disconnect("the daemon refused this agent: \(reason)")
@@ -147,8 +165,24 @@ final class DaemonLink: Pollable, Timed {
   private func send(_ message: AgentMessage) {
     guard fd >= 0 else { return }
     let bytes = message.encoded()
-    let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-    if sent != bytes.count { disconnect("could not write to the daemon: \(String(cString: strerror(errno)))") }
+    var written = 0
+    // The daemon reads a little of each agent per loop turn: a long run of
+    // match files fills the socket, and the agent waits for it to drain
+    // (up to a second at a time), which only the agent can afford.
+    while written < bytes.count {
+      let sent = bytes[written...].withUnsafeBytes {
+        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+      }
+      if sent > 0 {
+        written += sent
+        continue
+      }
+      var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+      guard sent < 0, errno == EAGAIN || errno == EINTR, poll(&ready, 1, 1000) > 0 else {
+        disconnect("could not write to the daemon: \(String(cString: strerror(errno)))")
+        return
+      }
+    }
   }
 
   private func disconnect(_ why: String) {

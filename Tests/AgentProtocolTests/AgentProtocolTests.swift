@@ -15,6 +15,11 @@ import Testing
     .layout(
       LayoutReport(source: "sway", layout: "us,de", variant: ",nodeadkeys", options: "grp:alt_shift_toggle", group: 1)),
     .layout(LayoutReport(source: "x11", rules: "evdev", model: "pc104", layout: "fr", variant: "oss")),
+    .value(
+      VariableAnswer(id: 3, result: .success(VariableValueText("  out\n", fields: [("name", "Ada"), ("x", "")])))),
+    .value(VariableAnswer(id: 4, result: .failure(AgentProtocolError("bash exited with status 3")))),
+    .snippetFile(path: "/home/ada/.config/espanso/match/base.yml", text: "matches:\n  - trigger: a\n"),
+    .snippetFilesEnd(directory: "/home/ada/.config/espanso/match", count: 1),
   ])
   func everyMessageReadsBackAsItWasWritten(message: AgentMessage) throws {
     let line = message.encoded()
@@ -23,9 +28,38 @@ import Testing
     #expect(try AgentMessage(decoding: line.dropLast()) == message)
   }
 
+  static var variableRequests: [VariableRequest] {
+    var shell = VariableRequest(id: 1, kind: .shell)
+    shell.arguments = ["echo \"$ESPANSO_X\""]
+    shell.shell = "zsh"
+    shell.environment = [("ESPANSO_X", "a=b"), ("ESPANSO_Y", "")]
+    var script = VariableRequest(id: 2, kind: .script)
+    script.arguments = ["/usr/bin/printf", "%s", ""]
+    script.trim = false
+    var choice = VariableRequest(id: 3, kind: .choice)
+    choice.arguments = ["Hello", "Hi"]
+    choice.values = ["hello", "hi"]
+    var form = VariableRequest(id: 4, kind: .form)
+    form.layout = "Dear [[name]]"
+    form.arguments = ["name"]
+    form.values = [""]
+    return [shell, script, VariableRequest(id: 5, kind: .clipboard), choice, form]
+  }
+
   @Test(arguments: [DaemonMessage.session(active: true), .session(active: false), .refused("too many agents")])
   func everyDaemonMessageReadsBack(message: DaemonMessage) throws {
     #expect(try DaemonMessage(decoding: message.encoded().dropLast()) == message)
+  }
+
+  @Test(arguments: variableRequests)
+  func everyVariableRequestReadsBack(request: VariableRequest) throws {
+    #expect(try DaemonMessage(decoding: DaemonMessage.variable(request).encoded().dropLast()) == .variable(request))
+  }
+
+  @Test(arguments: ["relative/base.yml", "/home/ada/../root/x.yml"])
+  func aSnippetFileMustBeAnAbsolutePathWithoutDotDot(path: String) {
+    let line = AgentMessage.snippetFile(path: path, text: "").encoded().dropLast()
+    #expect(throws: AgentProtocolError.self) { try AgentMessage(decoding: line) }
   }
 
   @Test func aReportReadsLikeTheManPageSays() throws {

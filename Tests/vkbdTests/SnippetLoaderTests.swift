@@ -117,6 +117,26 @@ import Testing
     #expect(regex.variables.map(\.name) == ["count", "what"])
   }
 
+  @Test func aUsersFilesAreParsedFromWhatTheAgentSentNotFromTheDisk() throws {
+    // Paths that exist nowhere on this machine: only the sent text is read.
+    let directory = "/nonexistent-home/ada/.config/espanso/match"
+    var loader = SnippetLoader(
+      source: SentFiles(files: [
+        directory + "/base.yml": "imports: [_shared.yml]\nmatches:\n  - trigger: ':me'\n    replace: '{{who}}'\n",
+        directory + "/_shared.yml": "global_vars:\n  - name: who\n    type: echo\n    params:\n      echo: Ada\n",
+        directory + "/packages/emoji/package.yml":
+          "name: emoji\nparent: default\nmatches:\n  - trigger: ':ok'\n    replace: '👍'\n",
+        directory + "/packages/emoji/_manifest.yml": "name: emoji\n",
+        directory + "/broken.yml": "matches: [\n",
+        "/etc/shadow.yml": "matches:\n  - trigger: ':no'\n    replace: 'outside'\n",
+      ]))
+    loader.load(directory: directory)
+    loader.finish()
+    #expect(try Self.preview(":me", in: loader.snippets) == "Ada")
+    #expect(loader.snippets.flatMap(\.triggers).sorted() == [":me", ":ok"])
+    #expect(loader.problems.map(\.file) == [directory + "/broken.yml"])
+  }
+
   @Test func aConfigThatNamesAMissingFileIsRefused() throws {
     let error = try #require(throws: ConfigErrors.self) {
       try ConfigLoader.parse("snippets:\n  - absent.yml\n", file: Self.path("broken/config.yaml"))

@@ -113,8 +113,17 @@ struct SnippetLoader {
     }
   }
 
+  /// Loads every match file under `directory`, as espanso reads its
+  /// `match/` (a user's own, sent by the session agent).
+  mutating func load(directory: String) {
+    var reader = YAMLReader(file: directory)
+    for file in MatchPaths.matchFiles(under: directory, in: source) { loadFile(file, reader: &reader, at: nil) }
+    problems += reader.problems
+    warnings += reader.warnings
+  }
+
   /// Reads one match file; `reader` and `node` say where it was named.
-  private mutating func loadFile(_ path: String, reader: inout YAMLReader, at node: YAMLNode) {
+  private mutating func loadFile(_ path: String, reader: inout YAMLReader, at node: YAMLNode?) {
     let real = source.canonical(path) ?? path
     if importChain.contains(real) {
       let cycle = (importChain.drop { $0 != real } + [real]).map(MatchPaths.fileName)

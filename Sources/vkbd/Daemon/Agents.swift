@@ -21,6 +21,7 @@ extension Daemon {
       context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
+    agents.onSnippets = { [unowned self] sent in userSnippetsChanged(sent) }
     agents.onValue = { [unowned self] answer in
       engine.sessionAnswered(
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
@@ -88,6 +89,37 @@ extension Daemon {
     if configuration.layout != nil { return "config" }
     if let report = desktop.report { return "desktop (\(report.source)), group \(report.group + 1)" }
     return "the system (\(SystemKeyboard.paths.joined(separator: " or ")))"
+  }
+
+  /// The active user's own match files, as their agent read them (nil: none
+  /// in use any more). They are parsed here, from what the agent sent (the
+  /// daemon opens no path in a user's home), with the limits and checks of
+  /// the config's own; problems are logged and leave out what they are in.
+  func userSnippetsChanged(_ sent: (files: [String: String], directory: String, uid: uid_t)?) {
+    var snippets: [Snippet] = []
+    if let sent {
+      var loader = SnippetLoader(source: SentFiles(files: sent.files))
+      loader.load(directory: sent.directory)
+      loader.finish()
+      for problem in loader.problems + loader.warnings {
+        logger.notice("user snippets: \(problem)", metadata: ["uid": "\(sent.uid)"])
+      }
+      snippets = loader.snippets
+      if snippets.isEmpty && userSnippets.isEmpty { return }
+      logger.info(
+        "using the user's own snippets",
+        metadata: ["uid": "\(sent.uid)", "snippets": "\(snippets.count)", "files": "\(loader.files.count)"])
+    } else if userSnippets.isEmpty {
+      return
+    } else {
+      logger.info("the user's own snippets are no longer in use")
+    }
+    userSnippets = snippets
+    do {
+      install(try Self.makeEngine(configuration, userSnippets: snippets, logger: logger))
+    } catch {
+      logger.error("user snippets: \(error)")
+    }
   }
 
   /// What `vkbd status` says of the focus, the rule and the agents.

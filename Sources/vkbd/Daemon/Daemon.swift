@@ -34,6 +34,9 @@ final class Daemon {
   var context = FocusContext()
   /// The desktop's layout, as the active user's agent reports it.
   var desktop = DesktopLayout()
+  /// The active user's own snippets, as their agent sent their espanso
+  /// match files: in use for that user's session only.
+  var userSnippets: [Snippet] = []
   /// The layout the config names, or the system's: the engine's when no
   /// agent reports the desktop's.
   var configuredLayout: Layout
@@ -98,14 +101,16 @@ final class Daemon {
       ])
   }
 
-  static func makeEngine(_ configuration: Configuration, logger: Logger) throws(SystemError) -> Engine {
+  static func makeEngine(
+    _ configuration: Configuration, userSnippets: [Snippet] = [], logger: Logger
+  ) throws(SystemError) -> Engine {
     let layout: Layout
     do {
       layout = try configuration.makeLayout()
     } catch {
       throw SystemError("compile keymap", error.description, errno: EINVAL)
     }
-    let snippets = SnippetMatcher(configuration.snippets)
+    let snippets = SnippetMatcher(configuration.snippets + userSnippets)
     for shadowed in snippets.shadowed {
       logger.warning("\(shadowed.lost): trigger already defined at \(shadowed.kept); this one is ignored")
     }
@@ -115,6 +120,7 @@ final class Daemon {
       "engine ready",
       metadata: [
         "layout": "\(layout.names)", "snippets": "\(configuration.snippets.count)",
+        "user snippets": "\(userSnippets.count)",
         "config": "\(configuration.source)",
       ])
     return engine
@@ -296,7 +302,7 @@ final class Daemon {
       fresh = try ConfigLoader.load(path: configPath, fallback: .daemonFile)
       let unsafe = fresh.filesOthersCouldEdit()
       guard unsafe.isEmpty else { throw ConfigErrors(problems: unsafe) }
-      newEngine = try Self.makeEngine(fresh, logger: logger)
+      newEngine = try Self.makeEngine(fresh, userSnippets: userSnippets, logger: logger)
     } catch let errors as ConfigErrors {
       for problem in errors.problems { logger.error("reload: \(problem)") }
       logger.error("reload failed: the previous configuration keeps running")
@@ -307,26 +313,10 @@ final class Daemon {
     }
     for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }
     for warning in fresh.warnings { logger.warning("reload: \(warning)") }
-    newEngine.isPaused = engine.isPaused
-    // Hand over: nothing stays held from the old engine, and the keys the
-    // user still holds go down again through the new one.
-    engine.releaseAll(into: &output)
-    flush(sourceTime: nil)
-    engine = newEngine
-    askSession(from: engine)
-    configuredLayout = newEngine.layout
-    context.apply(rules: fresh.apps, global: fresh.engine, to: engine)
-    let now = Instant(microseconds: monotonicMicroseconds())
-    for source in devices.grabbed {
-      for code in 0..<KeyCode.count where source.held[code] {
-        engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
-      }
-    }
-    flush(sourceTime: nil)
     let devicesChanged = fresh.devices != configuration.devices
     let usersChanged = fresh.sessionUsers != configuration.sessionUsers
     configuration = fresh
-    if let report = desktop.report { desktopLayoutChanged(report) }
+    install(newEngine)
     if devicesChanged {
       devices.filter = fresh.devices
       for source in devices.all where devices.remove(source) { releaseKeys(of: source) }
@@ -337,6 +327,27 @@ final class Daemon {
     _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
     logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])
     return []
+  }
+
+  /// Hands over to `newEngine`: nothing stays held from the old engine,
+  /// the keys the user still holds go down again through the new one, and
+  /// it follows the app rule and the desktop's layout in force.
+  func install(_ newEngine: Engine) {
+    newEngine.isPaused = engine.isPaused
+    engine.releaseAll(into: &output)
+    flush(sourceTime: nil)
+    engine = newEngine
+    askSession(from: engine)
+    configuredLayout = newEngine.layout
+    context.apply(rules: configuration.apps, global: configuration.engine, to: engine)
+    let now = Instant(microseconds: monotonicMicroseconds())
+    for source in devices.grabbed {
+      for code in 0..<KeyCode.count where source.held[code] {
+        engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
+      }
+    }
+    flush(sourceTime: nil)
+    if let report = desktop.report { desktopLayoutChanged(report) }
   }
 
   /// Releases every key on the virtual keyboard, lets the devices go, and

@@ -40,6 +40,12 @@ final class AgentServer {
   /// Takes the answer to an ``ask(_:)``, from the agent asked; a failure
   /// when that agent went away first.
   var onValue: (VariableAnswer) -> Void = { _ in }
+  /// Takes the user's own match files (by path) from an agent that counts,
+  /// with their directory and uid; nil when that agent goes or no longer
+  /// counts.
+  var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
+  /// The agent whose user's match files are in use.
+  private var snippetsFrom: Int32?
   /// The requests asked and not answered, and the agent asked.
   private var asked: [UInt32: Int32] = [:]
 
@@ -54,6 +60,10 @@ final class AgentServer {
     var source: String?
     var active: Bool
     var loggedIgnoring = false
+    /// The user's match files as they come, and the last complete set.
+    var incoming: [String: String] = [:]
+    var incomingBytes = 0
+    var snippetFiles: (files: [String: String], directory: String)?
   }
 
   /// What `vkbd status` says of an agent.
@@ -94,6 +104,7 @@ final class AgentServer {
       connections[agent]!.loggedIgnoring = false
       tell(agent, .session(active: !connection.active))
       if connection.active && agent == reporting { stopReporting() }
+      if connection.active { dropSnippets(of: agent) } else { useSnippets(of: agent) }
     }
   }
 
@@ -159,6 +170,28 @@ final class AgentServer {
           guard asked[answer.id] == agent else { break }  // not asked of this agent, or too late
           asked[answer.id] = nil
           onValue(answer)
+        case .snippetFile(let path, let text):
+          connections[agent]!.incomingBytes += text.utf8.count
+          guard connections[agent]!.incoming.count < AgentProtocol.maximumSnippetFiles,
+            connections[agent]!.incomingBytes <= AgentProtocol.maximumSnippetBytes
+          else {
+            refuse(
+              agent,
+              "more than \(AgentProtocol.maximumSnippetFiles) match files or \(AgentProtocol.maximumSnippetBytes) bytes"
+            )
+            return
+          }
+          connections[agent]!.incoming[path] = text
+        case .snippetFilesEnd(let directory, let count):
+          let files = connections[agent]!.incoming
+          connections[agent]!.incoming = [:]
+          connections[agent]!.incomingBytes = 0
+          guard files.count == count else {
+            refuse(agent, "snippet-files-end counts \(count) files, \(files.count) came")
+            return
+          }
+          connections[agent]!.snippetFiles = (files, directory)
+          if connections[agent]!.active { useSnippets(of: agent) }
         }
       } catch {
         refuse(agent, error.message)
@@ -213,6 +246,20 @@ final class AgentServer {
     onField(nil)
   }
 
+  /// Uses the match files of `agent`'s user.
+  private func useSnippets(of agent: Int32) {
+    guard let connection = connections[agent], let sent = connection.snippetFiles else { return }
+    snippetsFrom = agent
+    onSnippets((sent.files, sent.directory, connection.uid))
+  }
+
+  /// The user whose match files were in use is gone, or no longer counts.
+  private func dropSnippets(of agent: Int32) {
+    guard snippetsFrom == agent else { return }
+    snippetsFrom = nil
+    onSnippets(nil)
+  }
+
   /// Asks the agent whose reports are in force (else any that counts) to
   /// work out a snippet variable; false when no agent counts.
   func ask(_ request: VariableRequest) -> Bool {
@@ -246,6 +293,7 @@ final class AgentServer {
     close(agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     if agent == reporting { stopReporting() }
+    dropSnippets(of: agent)
     for (id, asker) in asked where asker == agent {
       asked[id] = nil
       onValue(VariableAnswer(id: id, result: .failure(AgentProtocolError("the session agent went away"))))

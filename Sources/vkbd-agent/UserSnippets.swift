@@ -1,0 +1,88 @@
+import AgentProtocol
+import Glibc
+import Logging
+import SessionCommands
+
+/// The user's own espanso match files (`$XDG_CONFIG_HOME/espanso/match`):
+/// read here, as the user, and sent to the daemon whole, again whenever one
+/// changes (inotify, a moment after the last change). The daemon parses
+/// them and never opens a path in the user's home.
+final class UserSnippets: Pollable, Timed {
+  /// How long after a change the files are read: an editor's save is
+  /// several events.
+  static let settleTime: Int64 = 300_000
+  /// How often a missing directory is looked for.
+  static let lookInterval: Int64 = 5_000_000
+
+  let directory: String
+  private let logger: Logger
+  private let inotify: Int32
+  private var watched: [Int32: String] = [:]
+  private(set) var due: Int64? = 0
+  /// Takes the files (path and text) and their directory.
+  var onFiles: ([(path: String, text: String)], String) -> Void = { _, _ in }
+
+  init(directory: String = SessionWork.espansoDirectory + "/match", logger: Logger) {
+    self.directory = directory
+    self.logger = logger
+    inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+  }
+
+  deinit { if inotify >= 0 { close(inotify) } }
+
+  var pollFD: Int32? { inotify >= 0 ? inotify : nil }
+
+  func readable() throws(AgentExit) {
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    while read(inotify, &buffer, buffer.count) > 0 {}
+    due = monotonicMicroseconds() + Self.settleTime
+  }
+
+  func tick(at now: Int64) {
+    guard let due, now >= due else { return }
+    self.due = nil
+    var kind = stat()
+    guard stat(directory, &kind) == 0, kind.st_mode & S_IFMT == S_IFDIR else {
+      if !watched.isEmpty || due == 0 { onFiles([], directory) }
+      for descriptor in watched.keys { inotify_rm_watch(inotify, descriptor) }
+      watched = [:]
+      self.due = now + Self.lookInterval
+      return
+    }
+    var files: [(path: String, text: String)] = []
+    walk(directory, into: &files)
+    onFiles(files, directory)
+  }
+
+  /// Reads the match files under `path` (those named `_…` too: they are
+  /// imported), watching every directory.
+  private func walk(_ path: String, into files: inout [(path: String, text: String)]) {
+    if !watched.values.contains(path) {
+      let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
+      let descriptor = inotify_add_watch(inotify, path, mask)
+      if descriptor >= 0 { watched[descriptor] = path }
+    }
+    guard let stream = opendir(path) else { return }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if !name.hasPrefix(".") { names.append(name) }
+    }
+    for name in names.sorted() {
+      let child = path + "/" + name
+      var info = stat()
+      guard stat(child, &info) == 0 else { continue }
+      if info.st_mode & S_IFMT == S_IFDIR {
+        walk(child, into: &files)
+      } else if name.hasSuffix(".yml") || name.hasSuffix(".yaml") {
+        guard files.count < AgentProtocol.maximumSnippetFiles else { return }
+        guard info.st_size < AgentProtocol.maximumValueMessage / 2, let text = readText(child) else {
+          logger.notice("a match file is too big or unreadable; not sent", metadata: ["file": "\(child)"])
+          continue
+        }
+        files.append((child, text))
+      }
+    }
+  }
+}
