@@ -341,7 +341,8 @@ public enum DaemonMessage: Equatable, Sendable {
     case "variable":
       let id = try message.identifier()
       guard let kind = VariableRequest.Kind(rawValue: try message.word("kind")) else {
-        throw AgentProtocolError("field 'kind' must be one of shell, script, clipboard, choice, form")
+        throw AgentProtocolError(
+          "field 'kind' must be one of shell, script, clipboard, choice, form, paste, restore-clipboard")
       }
       var request = VariableRequest(id: id, kind: kind)
       request.arguments = AgentProtocol.list(try message.string("arguments", limit: AgentProtocol.maximumValueMessage))
@@ -500,6 +501,11 @@ public struct VariableRequest: Equatable, Sendable {
     case choice
     /// The user fills the fields `arguments` of `layout`; `values` are their defaults.
     case form
+    /// Keep the clipboard's text, and put `arguments[0]` in it: the daemon
+    /// pastes it once the answer comes.
+    case paste
+    /// Put the kept text back in the clipboard, a moment after the paste.
+    case restoreClipboard = "restore-clipboard"
   }
 
   public var id: UInt32

@@ -86,6 +86,19 @@ public struct ExpansionConfiguration: Equatable, Sendable {
   /// How long a snippet waits for the session agent's value of a variable
   /// (shell, script, clipboard) before it gives up and leaves its trigger.
   public var sessionTimeoutMilliseconds: Int64 = 2000
+  /// A replacement longer than this many characters is pasted through the
+  /// clipboard by the session agent, when one is connected (0: never).
+  public var clipboardThreshold = 100
+  /// The chord that pastes in the application.
+  public var pasteShortcut = PasteShortcut.ctrlV
+
+  /// The paste chords applications know.
+  public enum PasteShortcut: String, Equatable, Sendable, CaseIterable {
+    case ctrlV = "ctrl-v"
+    /// Terminals.
+    case ctrlShiftV = "ctrl-shift-v"
+    case shiftInsert = "shift-insert"
+  }
 
   /// The defaults.
   public init() {}

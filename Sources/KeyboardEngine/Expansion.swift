@@ -82,7 +82,7 @@ struct TypingPlan {
   }
 
   /// Modifiers down in order, the key tapped, modifiers up in reverse.
-  private mutating func chord(_ modifiers: [UInt16], _ key: UInt16) {
+  mutating func chord(_ modifiers: [UInt16], _ key: UInt16) {
     for modifier in modifiers { press(modifier) }
     tap(key)
     for modifier in modifiers.reversed() { release(modifier) }
@@ -261,6 +261,11 @@ struct WaitingExpansion {
   var passesKeys = false
   /// Characters on the screen the trigger covers, as Backspace deletes them.
   var screenLength = 0
+  /// The expansion waits for the clipboard to hold its text: it is pasted
+  /// (the characters to delete first, and what is pasted) once it does.
+  var paste: (deleted: Int, text: RenderedSnippet)?
+  /// The clipboard could not take the text: it is typed.
+  var typesInstead = false
 
   /// How long a dialog may stay open before the expansion is given up.
   static let dialogTimeoutMilliseconds: Int64 = 10 * 60_000
@@ -356,7 +361,32 @@ extension Engine {
       text: Array(rendered.text[kept...]), charactersAfterCursor: rendered.charactersAfterCursor)
     let chainable = !expansion.match.endsWithSeparator && rendered.charactersAfterCursor == 0
     let undoLength = rendered.text.count - rendered.charactersAfterCursor
-    guard let plan = planTyping(deleting: deleted, forward: 0, typing: remaining) else {
+    // A long text goes through the clipboard, when the session can put it
+    // there: the keys wait until it does.
+    let threshold = configuration.expansion.clipboardThreshold
+    if threshold > 0, remaining.text.count > threshold, !expansion.typesInstead, expansion.paste == nil {
+      lastRequest &+= 1
+      var pasting = expansion
+      pasting.request = lastRequest
+      pasting.paste = (deleted, remaining)
+      pasting.passesKeys = false
+      pasting.deadline = time.adding(milliseconds: configuration.expansion.sessionTimeoutMilliseconds)
+      waiting = pasting
+      if onSessionCall?(
+        SessionRequest(
+          id: lastRequest, call: .paste(String(String.UnicodeScalarView(remaining.text))), environment: [:])) == true
+      {
+        return .waiting
+      }
+      waiting = nil  // no agent: typed
+    }
+    let plan: TypingPlan?
+    if let paste = expansion.paste {
+      plan = planPasting(deleting: paste.deleted, pasted: paste.text)
+    } else {
+      plan = planTyping(deleting: deleted, forward: 0, typing: remaining)
+    }
+    guard let plan else {
       if refusedSnippets.insert(expansion.match.snippet).inserted {
         onNotice?(.expansionRefused(origin: snippet.origin, layout: layout.names.description))
       }
@@ -368,6 +398,10 @@ extension Engine {
       chain = ExpansionChain(typed: typed, shown: undoLength)
     }
     startTyping(plan, at: time, into: &output)
+    if expansion.paste != nil {
+      lastRequest &+= 1
+      _ = onSessionCall?(SessionRequest(id: lastRequest, call: .restoreClipboard, environment: [:]))
+    }
     return .typed
   }
 
@@ -398,6 +432,19 @@ extension Engine {
     settle()
     guard var expansion = waiting, expansion.request == id else { return }  // late: it timed out
     waiting = nil
+    if expansion.paste != nil {
+      // Pasted once the clipboard holds the text; typed when it cannot.
+      if case .failure = value {
+        expansion.paste = nil
+        expansion.typesInstead = true
+      }
+      switch continueExpansion(expansion, at: now, into: &output) {
+      case .waiting: return
+      case .typed: if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
+      case .failed: giveUp(expansion, at: now, into: &output)
+      }
+      return
+    }
     switch value {
     case .failure(let reason):
       onNotice?(.sessionVariableFailed(origin: snippets.snippets[expansion.match.snippet].origin, reason: reason))
@@ -439,6 +486,21 @@ extension Engine {
   /// makes the same edits in the text model. Nil, with nothing changed, when
   /// a character cannot be typed.
   private func planTyping(deleting backward: Int, forward: Int, typing rendered: RenderedSnippet) -> TypingPlan? {
+    planEdit(deleting: backward, forward: forward, inserting: rendered) { plan in
+      for character in rendered.text {
+        guard plan.type(character) else { return false }
+      }
+      return true
+    }
+  }
+
+  /// The plan of an edit: the held keys released, Caps Lock off, the
+  /// deletions, what `insert` puts in (false: it cannot), the cursor moved
+  /// back over the characters after the hint, and all restored; with the
+  /// same edits made in the text model.
+  private func planEdit(
+    deleting backward: Int, forward: Int, inserting rendered: RenderedSnippet, _ insert: (inout TypingPlan) -> Bool
+  ) -> TypingPlan? {
     chain = nil
     var plan = TypingPlan(layout: layout, configuration: configuration.expansion, group: decoder.group)
     var restore: [UInt16] = []
@@ -450,9 +512,7 @@ extension Engine {
     if capsLocked { plan.tap(KeyCode.capsLock) }
     plan.tap(KeyCode.delete, times: forward)
     plan.tap(KeyCode.backspace, times: backward)
-    for character in rendered.text {
-      guard plan.type(character) else { return nil }
-    }
+    guard insert(&plan) else { return nil }
     plan.tap(KeyCode.left, times: rendered.charactersAfterCursor)
     plan.restoreGroup()
     if capsLocked { plan.tap(KeyCode.capsLock) }
@@ -463,6 +523,31 @@ extension Engine {
     autoPeriod.otherKey()
     autoCapitalization.cancel()
     return plan
+  }
+
+  /// Plans the keys that delete `backward` characters and paste `pasted`
+  /// (the paste chord, then Left for the characters after the cursor hint),
+  /// as ``planTyping(deleting:forward:typing:)`` does for typing it.
+  private func planPasting(deleting backward: Int, pasted: RenderedSnippet) -> TypingPlan? {
+    let shortcut = configuration.expansion.pasteShortcut
+    let key: UInt16
+    if shortcut == .shiftInsert {
+      key = KeyCode.insert
+    } else {
+      guard let v = layout.typing(of: "v", from: decoder.group), v.deadKey == nil, v.stroke.modifiers.count == 0
+      else { return nil }
+      key = v.stroke.key
+    }
+    let modifiers: [UInt16] =
+      switch shortcut {
+      case .ctrlV: [KeyCode.leftCtrl]
+      case .ctrlShiftV: [KeyCode.leftCtrl, KeyCode.leftShift]
+      case .shiftInsert: [KeyCode.leftShift]
+      }
+    return planEdit(deleting: backward, forward: 0, inserting: pasted) { plan in
+      plan.chord(modifiers, key)
+      return true
+    }
   }
 
   /// The characters (as Backspace deletes them) in the last `length` code

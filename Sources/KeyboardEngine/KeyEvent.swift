@@ -94,6 +94,7 @@ public enum KeyCode {
   public static let backspace = UInt16(KEY_BACKSPACE)
   public static let tab = UInt16(KEY_TAB)
   public static let delete = UInt16(KEY_DELETE)
+  public static let insert = UInt16(KEY_INSERT)
   public static let left = UInt16(KEY_LEFT)
   public static let enter = UInt16(KEY_ENTER)
   public static let space = UInt16(KEY_SPACE)

@@ -150,6 +150,11 @@ public enum SessionCall: Sendable, Equatable {
   case clipboard
   case choice([Choice])
   case form(layout: String, fields: [FormField])
+  /// Keep the clipboard's content, and put `text` in it (a long expansion
+  /// is pasted).
+  case paste(String)
+  /// Put back what the clipboard held before the paste, a moment after it.
+  case restoreClipboard
 
   /// One value of a `choice`: what the dialog shows, and what is typed.
   public struct Choice: Sendable, Equatable {
@@ -181,6 +186,8 @@ public enum SessionCall: Sendable, Equatable {
     case .clipboard: "clipboard"
     case .choice: "choice"
     case .form: "form"
+    case .paste: "paste"
+    case .restoreClipboard: "restore-clipboard"
     }
   }
 }

@@ -42,7 +42,7 @@ public enum ProgramRun {
   /// `failOnStandardError`, as espanso's `script`) writes to standard error.
   public static func run(
     _ arguments: [String], environment: [(String, String)] = [], timeoutMilliseconds: Int,
-    failOnStandardError: Bool = false
+    failOnStandardError: Bool = false, input: String? = nil, discardingOutput: Bool = false
   ) throws(Failure) -> String {
     guard let program = arguments.first else { throw Failure("no program to run") }
     var output: [Int32] = [0, 0]
@@ -53,13 +53,26 @@ public enum ProgramRun {
       close(output[1])
       throw Failure("pipe: \(String(cString: strerror(errno)))")
     }
-    for descriptor in output + errors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+    var stdin: [Int32] = [-1, -1]
+    if input != nil && pipe(&stdin) != 0 { throw Failure("pipe: \(String(cString: strerror(errno)))") }
+    for descriptor in output + errors + stdin where descriptor >= 0 { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+    if input != nil {
+      posix_spawn_file_actions_adddup2(&actions, stdin[0], 0)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    }
+    if discardingOutput {
+      // A program that leaves a process behind holding its output (wl-copy,
+      // xclip serve the clipboard in the background) is waited for alone.
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+      posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    } else {
+      posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+      posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+    }
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -95,12 +108,27 @@ public enum ProgramRun {
       close(output[0])
       close(errors[0])
     }
+    if let input {
+      close(stdin[0])
+      if started == 0 {
+        let previous = signal(SIGPIPE, SIG_IGN)
+        var bytes = Array(input.utf8)[...]
+        while !bytes.isEmpty {
+          let count = bytes.withUnsafeBytes { write(stdin[1], $0.baseAddress, $0.count) }
+          if count < 0 && errno == EINTR { continue }
+          guard count > 0 else { break }
+          bytes = bytes.dropFirst(count)
+        }
+        signal(SIGPIPE, previous)
+      }
+      close(stdin[1])
+    }
     guard started == 0 else { throw Failure("\(program) did not start: \(String(cString: strerror(started)))") }
     var standardOutput: [UInt8] = []
     var standardError: [UInt8] = []
     var failure: Failure?
     let deadline = monotonicMilliseconds() + timeoutMilliseconds
-    var open = [output[0], errors[0]]
+    var open = discardingOutput ? [] : [output[0], errors[0]]
     var buffer = [UInt8](repeating: 0, count: 65536)
     while !open.isEmpty && failure == nil {
       let left = deadline - monotonicMilliseconds()
@@ -127,18 +155,38 @@ public enum ProgramRun {
         }
       }
     }
-    if failure != nil { kill(-pid, SIGKILL) }
     var status: Int32 = 0
+    if discardingOutput && failure == nil {
+      while waitpid(pid, &status, WNOHANG) == 0 {
+        guard monotonicMilliseconds() < deadline else {
+          failure = Failure("\(program) ran longer than \(timeoutMilliseconds) ms and was stopped")
+          break
+        }
+        usleep(5000)
+      }
+      if failure == nil {
+        return try finish(program, status: status, output: [], errors: [], failOnStandardError: false)
+      }
+    }
+    if failure != nil { kill(-pid, SIGKILL) }
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     if let failure { throw failure }
+    return try finish(
+      program, status: status, output: standardOutput, errors: standardError, failOnStandardError: failOnStandardError)
+  }
+
+  /// The output of a program that ended with `status`, or why it failed.
+  private static func finish(
+    _ program: String, status: Int32, output: [UInt8], errors: [UInt8], failOnStandardError: Bool
+  ) throws(Failure) -> String {
     if status & 0x7f != 0 { throw Failure("\(program) was killed by signal \(status & 0x7f)") }
     let code = (status >> 8) & 0xff
-    if code == 127 && standardOutput.isEmpty { throw Failure("\(program): command not found") }
+    if code == 127 && output.isEmpty { throw Failure("\(program): command not found") }
     if code != 0 { throw Failure("\(program) exited with status \(code)") }
-    if failOnStandardError && !standardError.allSatisfy({ $0 == 10 || $0 == 32 || $0 == 9 || $0 == 13 }) {
+    if failOnStandardError && !errors.allSatisfy({ $0 == 10 || $0 == 32 || $0 == 9 || $0 == 13 }) {
       throw Failure("\(program) wrote to its standard error")
     }
-    return String(decoding: standardOutput, as: UTF8.self)
+    return String(decoding: output, as: UTF8.self)
   }
 
   /// `text` without the white space at both ends (espanso's `trim`).

@@ -54,6 +54,26 @@ public enum SessionWork {
         [zenity, "--list", "--title=vkbd", "--text=Choose", "--column=Choice", "--hide-header"] + request.arguments)
       guard let index = request.arguments.firstIndex(of: picked) else { throw ProgramRun.Failure("nothing was chosen") }
       return VariableValueText(index < request.values.count ? request.values[index] : picked)
+    case .paste:
+      // What the clipboard held is kept (nothing, when it held no text);
+      // the answer goes once the clipboard gives the new text back.
+      kept = try? ProgramRun.run(clipboardReader, timeoutMilliseconds: 2000)
+      let text = request.arguments.first ?? ""
+      _ = try ProgramRun.run(clipboardWriter, timeoutMilliseconds: 2000, input: text, discardingOutput: true)
+      for _ in 0..<50 {
+        if (try? ProgramRun.run(clipboardReader, timeoutMilliseconds: 2000)) == text { return VariableValueText("") }
+        usleep(20_000)
+      }
+      throw ProgramRun.Failure("the clipboard did not take the text")
+    case .restoreClipboard:
+      usleep(UInt32(restoreDelayMilliseconds * 1000))  // the application takes its paste first
+      if let kept {
+        _ = try ProgramRun.run(clipboardWriter, timeoutMilliseconds: 2000, input: kept, discardingOutput: true)
+      } else {
+        _ = try? ProgramRun.run(clipboardClearer, timeoutMilliseconds: 2000, discardingOutput: true)
+      }
+      kept = nil
+      return VariableValueText("")
     case .form:
       guard let zenity = dialogProgram else { throw ProgramRun.Failure("no dialog program (zenity) is installed") }
       let entries = request.arguments.map { "--add-entry=\($0)" }
@@ -76,6 +96,23 @@ public enum SessionWork {
   public static var espansoDirectory: String {
     if let config = getenv("XDG_CONFIG_HOME"), config.pointee != 0 { return String(cString: config) + "/espanso" }
     return String(cString: getenv("HOME") ?? strdup("/")) + "/.config/espanso"
+  }
+
+  /// What the clipboard held before a paste, until it is put back.
+  nonisolated(unsafe) static var kept: String?
+  /// How long after the paste chord the clipboard gets its content back
+  /// (espanso waits 300 ms; a slow application needs longer).
+  public static let restoreDelayMilliseconds = 500
+
+  /// Sets the clipboard's text for good (until something else does).
+  static var clipboardWriter: [String] {
+    getenv("WAYLAND_DISPLAY") != nil
+      ? ["wl-copy", "--type", "text/plain;charset=utf-8"] : ["xclip", "-selection", "clipboard", "-i"]
+  }
+
+  static var clipboardClearer: [String] {
+    getenv("WAYLAND_DISPLAY") != nil
+      ? ["wl-copy", "--clear"] : ["xclip", "-selection", "clipboard", "-i", "/dev/null"]
   }
 
   /// How the clipboard's text is read: wl-clipboard on Wayland, xclip on X11.

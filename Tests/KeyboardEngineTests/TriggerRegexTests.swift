@@ -193,3 +193,67 @@ import Testing
     #expect(engine.heldOutputKeys.isEmpty)
   }
 }
+
+/// A long expansion goes through the clipboard when the session can put it
+/// there: the trigger deleted, the paste chord typed, the clipboard given
+/// back; typed when it cannot.
+@Suite struct ClipboardPasteTests {
+  static let long = String(repeating: "long text ", count: 15)  // 150 characters
+
+  static func engine(answering: Bool) -> (Engine, SessionVariableTests.SessionAsks) {
+    var configuration = EngineConfiguration.allOff
+    configuration.expansion.pasteShortcut = .ctrlShiftV
+    let engine = Engine(
+      layout: Layouts.us, configuration: configuration,
+      snippets: SnippetMatcher([Snippet(trigger: ";lg", replace: long)]))
+    let asks = SessionVariableTests.SessionAsks()
+    engine.onSessionCall = { request in
+      asks.requests.append(request)
+      return answering
+    }
+    return (engine, asks)
+  }
+
+  @Test func aLongExpansionIsPastedOnceTheClipboardHoldsIt() {
+    let (engine, asks) = Self.engine(answering: true)
+    var driver = EngineDriver(engine: engine)
+    for key in [KEY_SEMICOLON, KEY_L, KEY_G, KEY_X] { driver.tap(key) }
+    #expect(asks.requests.map(\.call) == [.paste(Self.long)])
+    let before = driver.emitted.count
+    engine.sessionAnswered(
+      asks.requests[0].id, value: .success(VariableValue("")), at: driver.time, into: &driver.output)
+    driver.flush()
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    let downs = driver.emitted[before...].filter { $0.value == .down }.map(\.code)
+    // Two Backspaces for ";l", Ctrl+Shift+V, then the "x" that waited.
+    #expect(
+      downs == [
+        UInt16(KEY_BACKSPACE), UInt16(KEY_BACKSPACE), UInt16(KEY_LEFTCTRL), UInt16(KEY_LEFTSHIFT), UInt16(KEY_V),
+        UInt16(KEY_X),
+      ])
+    #expect(engine.text.text == Self.long + "x")
+    #expect(asks.requests.last?.call == .restoreClipboard)
+    #expect(engine.heldOutputKeys.isEmpty)
+  }
+
+  @Test func whenTheClipboardCannotTakeItItIsTyped() {
+    let (engine, asks) = Self.engine(answering: true)
+    var driver = EngineDriver(engine: engine)
+    for key in [KEY_SEMICOLON, KEY_L, KEY_G] { driver.tap(key) }
+    engine.sessionAnswered(
+      asks.requests[0].id, value: .failure(.failed("wl-copy: command not found")), at: driver.time,
+      into: &driver.output)
+    driver.flush()
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    #expect(engine.text.text == Self.long)
+    #expect(!driver.emitted.contains { $0.code == UInt16(KEY_LEFTCTRL) })
+  }
+
+  @Test func withoutAnAgentItIsTyped() {
+    let (engine, _) = Self.engine(answering: false)
+    var driver = EngineDriver(engine: engine)
+    for key in [KEY_SEMICOLON, KEY_L, KEY_G] { driver.tap(key) }
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    #expect(engine.text.text == Self.long)
+  }
+}

@@ -5,6 +5,7 @@ import Glibc
 extension ConfigLoader {
   static let appRuleKeys = [
     "app", "title", "role", "enabled", "autocapitalize", "double_space_period", "snippets", "backspace",
+    "paste_shortcut",
   ]
   static let appRuleBackspaceKeys = ["accelerate"]
 
@@ -47,6 +48,7 @@ extension ConfigLoader {
         case "autocapitalize": rule.settings.autocapitalize = reader.bool(value, key: name)
         case "double_space_period": rule.settings.doubleSpacePeriod = reader.bool(value, key: name)
         case "snippets": rule.settings.snippets = reader.bool(value, key: name)
+        case "paste_shortcut": rule.settings.pasteShortcut = reader.choice(value, key: name)
         case "backspace":
           guard
             let backspace = reader.entries(of: value, named: "apps.backspace", allowed: appRuleBackspaceKeys)

@@ -12,6 +12,7 @@ enum ConfigLoader {
     "double_space_timeout_ms",
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
     "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
+    "clipboard_threshold",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
@@ -136,6 +137,9 @@ enum ConfigLoader {
         engine.expansion.unicodeInput = reader.choice(value, key: key) ?? engine.expansion.unicodeInput
       case "newline":
         engine.expansion.newline = reader.choice(value, key: key) ?? engine.expansion.newline
+      case "clipboard_threshold":
+        engine.expansion.clipboardThreshold =
+          reader.integer(value, key: key, in: 0...65_536).map(Int.init) ?? engine.expansion.clipboardThreshold
       case "undo_backspace":
         engine.expansion.undoBackspace = reader.bool(value, key: key) ?? engine.expansion.undoBackspace
       case "expansion":

@@ -9,6 +9,7 @@ struct AppSettings: Equatable, Sendable {
   var doubleSpacePeriod: Bool?
   var snippets: Bool?
   var backspaceAccelerates: Bool?
+  var pasteShortcut: ExpansionConfiguration.PasteShortcut?
 
   /// `global` with these settings over it.
   func applied(to global: EngineConfiguration) -> EngineConfiguration {
@@ -18,6 +19,7 @@ struct AppSettings: Equatable, Sendable {
     result.doubleSpacePeriod = doubleSpacePeriod ?? result.doubleSpacePeriod
     result.expandsSnippets = snippets ?? result.expandsSnippets
     result.backspace.accelerate = backspaceAccelerates ?? result.backspace.accelerate
+    result.expansion.pasteShortcut = pasteShortcut ?? result.expansion.pasteShortcut
     return result
   }
 
@@ -29,6 +31,7 @@ struct AppSettings: Equatable, Sendable {
     if let doubleSpacePeriod { parts.append("double_space_period: \(doubleSpacePeriod)") }
     if let snippets { parts.append("snippets: \(snippets)") }
     if let backspaceAccelerates { parts.append("backspace.accelerate: \(backspaceAccelerates)") }
+    if let pasteShortcut { parts.append("paste_shortcut: \(pasteShortcut.rawValue)") }
     return parts.isEmpty ? "the global settings" : parts.joined(separator: ", ")
   }
 }

@@ -12,12 +12,15 @@ import AgentProtocol
 /// here). They match without regard to case.
 enum BuiltInRules {
   private static let noProseAids = AppSettings(autocapitalize: false, doubleSpacePeriod: false)
+  /// Terminals paste with Ctrl+Shift+V (Ctrl+V is a control character there).
+  private static let terminalSettings = AppSettings(
+    autocapitalize: false, doubleSpacePeriod: false, pasteShortcut: .ctrlShiftV)
 
   static let rules: [AppRule] = [
     AppRule(roles: [.password, .pin], settings: AppSettings(enabled: false), origin: "built-in: secret fields"),
-    AppRule(
-      roles: [.terminal, .url, .email, .number], settings: noProseAids, origin: "built-in: fields that are not prose"),
-    AppRule(app: .names(terminals, prefixes: []), settings: noProseAids, origin: "built-in: terminals"),
+    AppRule(roles: [.terminal], settings: terminalSettings, origin: "built-in: terminal fields"),
+    AppRule(roles: [.url, .email, .number], settings: noProseAids, origin: "built-in: fields that are not prose"),
+    AppRule(app: .names(terminals, prefixes: []), settings: terminalSettings, origin: "built-in: terminals"),
     AppRule(app: .names(editors, prefixes: editorPrefixes), settings: noProseAids, origin: "built-in: code editors"),
   ]
 

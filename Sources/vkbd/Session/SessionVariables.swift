@@ -21,6 +21,13 @@ extension VariableRequest {
       self.init(id: request.id, kind: .choice)
       arguments = choices.map(\.label)
       values = choices.map(\.id)
+    case .paste(let text):
+      self.init(id: request.id, kind: .paste)
+      arguments = [text]
+      trim = false
+    case .restoreClipboard:
+      self.init(id: request.id, kind: .restoreClipboard)
+      trim = false
     case .form(let layout, let fields):
       self.init(id: request.id, kind: .form)
       self.layout = layout
