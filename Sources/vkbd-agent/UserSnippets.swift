@@ -3,10 +3,11 @@ import Glibc
 import Logging
 import SessionCommands
 
-/// The user's own espanso match files (`$XDG_CONFIG_HOME/espanso/match`):
-/// read here, as the user, and sent to the daemon whole, again whenever one
-/// changes (inotify, a moment after the last change). The daemon parses
-/// them and never opens a path in the user's home.
+/// The user's own espanso files (`$XDG_CONFIG_HOME/espanso`: the match
+/// files under `match/`, the application configs in `config/`): read here,
+/// as the user, and sent to the daemon whole, again whenever one changes
+/// (inotify, a moment after the last change). The daemon parses them and
+/// never opens a path in the user's home.
 final class UserSnippets: Pollable, Timed {
   /// How long after a change the files are read: an editor's save is
   /// several events.
@@ -22,7 +23,7 @@ final class UserSnippets: Pollable, Timed {
   /// Takes the files (path and text) and their directory.
   var onFiles: ([(path: String, text: String)], String) -> Void = { _, _ in }
 
-  init(directory: String = SessionWork.espansoDirectory + "/match", logger: Logger) {
+  init(directory: String = SessionWork.espansoDirectory, logger: Logger) {
     self.directory = directory
     self.logger = logger
     inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
@@ -50,19 +51,24 @@ final class UserSnippets: Pollable, Timed {
       return
     }
     var files: [(path: String, text: String)] = []
-    walk(directory, into: &files)
+    watch(directory)
+    walk(directory + "/match", into: &files)
+    walk(directory + "/config", into: &files, deep: false)
     onFiles(files, directory)
   }
 
   /// Reads the match files under `path` (those named `_…` too: they are
   /// imported), watching every directory.
-  private func walk(_ path: String, into files: inout [(path: String, text: String)]) {
-    if !watched.values.contains(path) {
-      let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
-      let descriptor = inotify_add_watch(inotify, path, mask)
-      if descriptor >= 0 { watched[descriptor] = path }
-    }
+  private func watch(_ path: String) {
+    guard !watched.values.contains(path) else { return }
+    let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
+    let descriptor = inotify_add_watch(inotify, path, mask)
+    if descriptor >= 0 { watched[descriptor] = path }
+  }
+
+  private func walk(_ path: String, into files: inout [(path: String, text: String)], deep: Bool = true) {
     guard let stream = opendir(path) else { return }
+    watch(path)
     defer { closedir(stream) }
     var names: [String] = []
     while let entry = readdir(stream) {
@@ -74,7 +80,7 @@ final class UserSnippets: Pollable, Timed {
       var info = stat()
       guard stat(child, &info) == 0 else { continue }
       if info.st_mode & S_IFMT == S_IFDIR {
-        walk(child, into: &files)
+        if deep { walk(child, into: &files) }
       } else if name.hasSuffix(".yml") || name.hasSuffix(".yaml") {
         guard files.count < AgentProtocol.maximumSnippetFiles else { return }
         guard info.st_size < AgentProtocol.maximumValueMessage / 2, let text = readText(child) else {

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Foundation
 import KeyboardEngine
 import Testing
@@ -135,6 +136,33 @@ import Testing
     #expect(try Self.preview(":me", in: loader.snippets) == "Ada")
     #expect(loader.snippets.flatMap(\.triggers).sorted() == [":me", ":ok"])
     #expect(loader.problems.map(\.file) == [directory + "/broken.yml"])
+  }
+
+  @Test func espansosAppConfigsThatSwitchItOffBecomeAppRules() throws {
+    let root = "/nonexistent-home/ada/.config/espanso"
+    let files = SentFiles(files: [
+      root + "/config/default.yml": "enable: false\n",
+      root + "/config/terminals.yml": "filter_class: \"foot|kitty\"\nenable: false\nbackend: clipboard\n",
+      root + "/config/mail.yml": "filter_title: \"Inbox\"\nincludes: [\"../match/_mail.yml\"]\n",
+      root + "/config/exec.yml": "filter_exec: \"/usr/bin/gimp\"\nenable: false\n",
+      root + "/config/mac.yml": "filter_os: macos\nfilter_class: Safari\nenable: false\n",
+      root + "/match/base.yml": "matches: []\n",
+    ])
+    let (rules, warnings) = EspansoConfig.rules(in: files, root: root)
+    #expect(rules.map(\.origin) == [root + "/config/terminals.yml:1"])
+    #expect(rules.first?.settings == AppSettings(snippets: false))
+    #expect(
+      warnings.map(\.description) == [
+        "\(root)/config/exec.yml:1:14: filter_exec is not supported (the session agent does not report executables): "
+          + "this config is left out",
+        "\(root)/config/mail.yml:2:11: per-application match sets (includes, excludes) are not supported: "
+          + "the user's whole set applies here",
+      ])
+    // After the config's own rules, before the built-in ones.
+    let config = try ConfigLoader.parse("apps:\n  - app: kitty\n    autocapitalize: false\n", file: "c.yaml")
+    let all = config.apps.adding(rules)
+    #expect(all.first(matching: FocusReport(window: 1, app: "kitty"))?.rule.origin == "c.yaml:2")
+    #expect(all.first(matching: FocusReport(window: 1, app: "foot"))?.rule.origin == root + "/config/terminals.yml:1")
   }
 
   @Test func aConfigThatNamesAMissingFileIsRefused() throws {

@@ -37,7 +37,7 @@ extension Daemon {
       reply.expansion = snippet.preview(
         typed: trigger, now: Int64(time(nil)), nested: engine.snippets.snippet(forTrigger:))
     case .apps:
-      reply.apps = configuration.apps.rules.enumerated().map { index, rule in
+      reply.apps = appRules.rules.enumerated().map { index, rule in
         AppRuleReport(
           number: index + 1, matchers: rule.matchers, settings: rule.settings.description, origin: rule.origin,
           inForce: context.rule?.index == index)

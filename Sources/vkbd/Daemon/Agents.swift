@@ -18,7 +18,7 @@ extension Daemon {
     self.agents = agents
     agents.onFocus = { [unowned self] report in focusChanged(report) }
     agents.onField = { [unowned self] report in
-      context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
+      context.update(report, rules: appRules, global: configuration.engine, engine: engine)
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
     agents.onSnippets = { [unowned self] sent in userSnippetsChanged(sent) }
@@ -51,7 +51,7 @@ extension Daemon {
   /// A report of the active user's agent, or nil when none reports: the
   /// rule for the window, over the global settings, goes to the engine.
   private func focusChanged(_ report: FocusReport?) {
-    context.update(report, rules: configuration.apps, global: configuration.engine, engine: engine)
+    context.update(report, rules: appRules, global: configuration.engine, engine: engine)
     // The app id and the rule, never the title.
     logger.debug(
       "focus",
@@ -97,24 +97,32 @@ extension Daemon {
   /// the config's own; problems are logged and leave out what they are in.
   func userSnippetsChanged(_ sent: (files: [String: String], directory: String, uid: uid_t)?) {
     var snippets: [Snippet] = []
+    var rules: [AppRule] = []
     if let sent {
-      var loader = SnippetLoader(source: SentFiles(files: sent.files))
-      loader.load(directory: sent.directory)
+      let files = SentFiles(files: sent.files)
+      var loader = SnippetLoader(source: files)
+      loader.load(directory: sent.directory + "/match")
       loader.finish()
-      for problem in loader.problems + loader.warnings {
+      let (found, skipped) = EspansoConfig.rules(in: files, root: sent.directory)
+      for problem in loader.problems + loader.warnings + skipped {
         logger.notice("user snippets: \(problem)", metadata: ["uid": "\(sent.uid)"])
       }
       snippets = loader.snippets
-      if snippets.isEmpty && userSnippets.isEmpty { return }
+      rules = found
+      if snippets.isEmpty && rules.isEmpty && userSnippets.isEmpty && userRules.isEmpty { return }
       logger.info(
         "using the user's own snippets",
-        metadata: ["uid": "\(sent.uid)", "snippets": "\(snippets.count)", "files": "\(loader.files.count)"])
-    } else if userSnippets.isEmpty {
+        metadata: [
+          "uid": "\(sent.uid)", "snippets": "\(snippets.count)", "files": "\(loader.files.count)",
+          "app rules": "\(rules.count)",
+        ])
+    } else if userSnippets.isEmpty && userRules.isEmpty {
       return
     } else {
       logger.info("the user's own snippets are no longer in use")
     }
     userSnippets = snippets
+    userRules = rules
     do {
       install(try Self.makeEngine(configuration, userSnippets: snippets, logger: logger))
     } catch {

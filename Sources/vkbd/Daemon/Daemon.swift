@@ -37,6 +37,11 @@ final class Daemon {
   /// The active user's own snippets, as their agent sent their espanso
   /// match files: in use for that user's session only.
   var userSnippets: [Snippet] = []
+  /// The app rules of the active user's espanso configs (`enable: false`
+  /// for some windows), after the config's own.
+  var userRules: [AppRule] = []
+  /// The rules in force: the config's, the user's, the built-in ones.
+  var appRules: AppRules { configuration.apps.adding(userRules) }
   /// The layout the config names, or the system's: the engine's when no
   /// agent reports the desktop's.
   var configuredLayout: Layout
@@ -339,7 +344,7 @@ final class Daemon {
     engine = newEngine
     askSession(from: engine)
     configuredLayout = newEngine.layout
-    context.apply(rules: configuration.apps, global: configuration.engine, to: engine)
+    context.apply(rules: appRules, global: configuration.engine, to: engine)
     let now = Instant(microseconds: monotonicMicroseconds())
     for source in devices.grabbed {
       for code in 0..<KeyCode.count where source.held[code] {
