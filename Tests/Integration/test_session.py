@@ -126,7 +126,8 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
                           ready=(FILE, EDITOR_FILE))
         try:
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
-            report = wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]),
+            # Counted from its connection on; its source from its hello, read a moment later.
+            report = wait_status(lambda report: any(a["active"] and a.get("source") for a in report["focus"]["agents"]),
                                  "the agent", timeout=90)
             assert report["focus"]["agents"][0]["source"] == "wlr-foreign-toplevel", report["focus"]
             assert report["focus"]["agents"][0]["uid"] == USER

@@ -264,10 +264,21 @@ final class AgentServer {
   /// work out a snippet variable; false when no agent counts.
   func ask(_ request: VariableRequest) -> Bool {
     guard let agent = reporting ?? connections.first(where: { $0.value.active })?.key else { return false }
+    let bytes = DaemonMessage.variable(request).encoded()
+    // A write that would block drops the agent: a request the socket's
+    // buffer cannot take whole is not made (a paste that long is typed).
+    guard bytes.count <= Self.largestRequest else { return false }
+    guard UnixSocket.send(agent, bytes[...]) == bytes.count else {
+      drop(agent)
+      return false
+    }
     asked[request.id] = agent
-    tell(agent, .variable(request))
-    return connections[agent] != nil
+    return true
   }
+
+  /// The longest request sent, well within a Unix socket's default buffer
+  /// (208 KiB on Linux).
+  static let largestRequest = 128 << 10
 
   /// Tells the agent why, and closes the connection. The message is the
   /// protocol's error, which never quotes what the agent sent.
