@@ -105,7 +105,7 @@ let package = Package(
     .testTarget(
       name: "AgentTests",
       dependencies: [
-        "vkbd", "vkbd-agent", "AgentProtocol", .product(name: "Logging", package: "swift-log"),
+        "vkbd", "vkbd-agent", "AgentProtocol", "SessionCommands", .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(

@@ -1,0 +1,104 @@
+import AgentProtocol
+import Foundation
+import Glibc
+import SessionCommands
+import Testing
+
+/// What the session agent works out for the daemon, as the user: programs
+/// bounded in time and output, dialogs and the clipboard through the
+/// programs a desktop has (stand-ins here, on PATH).
+@Suite(.serialized) struct SessionWorkTests {
+  static func request(_ kind: VariableRequest.Kind, _ arguments: [String], values: [String] = []) -> VariableRequest {
+    var request = VariableRequest(id: 1, kind: kind)
+    request.arguments = arguments
+    request.values = values
+    return request
+  }
+
+  @Test func aShellCommandSeesTheVariablesBeforeIt() {
+    var shell = Self.request(.shell, [#"printf '  %s  ' "$ESPANSO_NAME""#])
+    shell.environment = [("ESPANSO_NAME", "Ada")]
+    #expect(SessionWork.perform(shell) == .success(VariableValueText("Ada")))
+    shell.trim = false
+    #expect(SessionWork.perform(shell) == .success(VariableValueText("  Ada  ")))
+  }
+
+  @Test(arguments: [
+    (["exit 3"], "bash exited with status 3"),
+    (["kill -9 $$"], "bash was killed by signal 9"),
+  ])
+  func aFailingCommandGivesNoValueAndSaysWhyWithoutItsOutput(arguments: [String], reason: String) {
+    #expect(SessionWork.perform(Self.request(.shell, arguments)) == .failure(AgentProtocolError(reason)))
+  }
+
+  @Test func aScriptThatWritesToStandardErrorFails() {
+    let script = Self.request(.script, ["sh", "-c", "echo out; echo secret >&2"])
+    #expect(SessionWork.perform(script) == .failure(AgentProtocolError("sh wrote to its standard error")))
+  }
+
+  @Test func aProgramIsBoundedInTimeAndOutput() {
+    #expect(throws: ProgramRun.Failure("sleep ran longer than 200 ms and was stopped")) {
+      try ProgramRun.run(["sleep", "5"], timeoutMilliseconds: 200)
+    }
+    #expect(throws: ProgramRun.Failure("head printed more than \(ProgramRun.outputLimit) bytes and was stopped")) {
+      try ProgramRun.run(["head", "-c", "3000000", "/dev/zero"], timeoutMilliseconds: 10_000)
+    }
+  }
+
+  /// Runs `body` with stand-in programs first on PATH and WAYLAND_DISPLAY
+  /// set, in a directory that is removed after.
+  static func withStandIns(_ programs: [String: String], _ body: (String) throws -> Void) throws {
+    let directory = "/tmp/vkbd-standins-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    for (name, script) in programs {
+      let path = directory + "/" + name
+      try ("#!/bin/sh\n" + script.replacing("$DIR", with: directory) + "\n").write(
+        toFile: path, atomically: true, encoding: .utf8)
+      chmod(path, 0o755)
+    }
+    let path = String(cString: getenv("PATH"))
+    setenv("PATH", directory + ":" + path, 1)
+    setenv("WAYLAND_DISPLAY", "stand-in", 1)
+    defer {
+      setenv("PATH", path, 1)
+      unsetenv("WAYLAND_DISPLAY")
+    }
+    try body(directory)
+  }
+
+  @Test func aChoiceTypesTheIdOfWhatTheUserPicked() throws {
+    try Self.withStandIns(["zenity": "echo Hi"]) { _ in
+      let choice = Self.request(.choice, ["Hello", "Hi"], values: ["hello!", "hi!"])
+      #expect(SessionWork.perform(choice) == .success(VariableValueText("hi!")))
+    }
+  }
+
+  @Test func aFormGivesEachFieldItsEntry() throws {
+    try Self.withStandIns(["zenity": #"printf 'Ada\001Hello\n'"#]) { _ in
+      var form = Self.request(.form, ["name", "greeting"], values: ["", ""])
+      form.layout = "Dear [[name]], [[greeting]]"
+      #expect(
+        SessionWork.perform(form) == .success(VariableValueText("", fields: [("name", "Ada"), ("greeting", "Hello")])))
+    }
+  }
+
+  @Test func aPasteKeepsTheClipboardAndGivesItBack() throws {
+    let standIns = [
+      "wl-paste": #"cat "$DIR/clip" 2>/dev/null || exit 1"#,
+      "wl-copy": #"if [ "$1" = --clear ]; then rm -f "$DIR/clip"; else cat > "$DIR/clip"; fi"#,
+    ]
+    try Self.withStandIns(standIns) { directory in
+      try "what the user copied".write(toFile: directory + "/clip", atomically: true, encoding: .utf8)
+      #expect(SessionWork.perform(Self.request(.paste, ["a long text"])) == .success(VariableValueText("")))
+      #expect(try String(contentsOfFile: directory + "/clip", encoding: .utf8) == "a long text")
+      #expect(SessionWork.perform(Self.request(.restoreClipboard, [])) == .success(VariableValueText("")))
+      #expect(try String(contentsOfFile: directory + "/clip", encoding: .utf8) == "what the user copied")
+      // A clipboard that held nothing is empty again after.
+      try FileManager.default.removeItem(atPath: directory + "/clip")
+      _ = SessionWork.perform(Self.request(.paste, ["another"]))
+      _ = SessionWork.perform(Self.request(.restoreClipboard, []))
+      #expect(!FileManager.default.fileExists(atPath: directory + "/clip"))
+    }
+  }
+}
