@@ -73,6 +73,7 @@ public final class Engine {
   private var waitingDeadline: Instant?
   /// Whether keys wait for the session's answer (a dialog takes them).
   private var keysWait = false
+  /// The id of the last question to the session.
   var lastRequest: UInt32 = 0
   /// The working memory of regex trigger searches.
   let regexScratch = RegexScratch()
@@ -451,7 +452,7 @@ public final class Engine {
     var present = text.typedCharacterBits(last: SnippetMatcher.regexWindow - 1)
     present.insert(next)
     guard snippets.mayMatchRegex(endingWith: next, present: present),
-      let found = snippets.matchRegex(next: next, after: text, scratch: regexScratch)
+      let found = snippets.matchRegex(next: next, after: text, present: present, scratch: regexScratch)
     else {
       return false
     }

@@ -161,13 +161,15 @@ public struct SnippetMatcher: Sendable {
   /// text ending with `next`, the key being pressed. Searches only the
   /// regexes whose match may end with `next`; allocates nothing unless one
   /// matches.
-  public func matchRegex(next: Unicode.Scalar, after text: TextModel, scratch: RegexScratch) -> Match? {
+  /// `present` are the characters of the recent text, `next` included
+  /// (``TextModel/typedCharacterBits(last:)``).
+  public func matchRegex(
+    next: Unicode.Scalar, after text: TextModel, present: CharacterBits, scratch: RegexScratch
+  ) -> Match? {
     guard hasRegexes else { return nil }
     let bucket = Int(min(next.value, 128))
     guard !regexBuckets[bucket].isEmpty else { return nil }
     let known = min(text.count, Self.regexWindow - 1)
-    var present = text.typedCharacterBits(last: known)
-    present.insert(next)
     // The first in load order that matches: each list is in load order, the
     // lists of different key characters are not.
     var best = Int32.max

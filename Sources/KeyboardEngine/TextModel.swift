@@ -30,7 +30,7 @@ public struct TextModel: Sendable {
   /// The characters among the last `length` typed (as ``subscript(typedFromEnd:)``
   /// gives them), as bits: what the regex prefilter asks of the text, read
   /// straight from the rings.
-  func typedCharacterBits(last length: Int) -> CharacterBits {
+  public func typedCharacterBits(last length: Int) -> CharacterBits {
     var bits = CharacterBits()
     var index = end
     ring.withUnsafeBufferPointer { ring in

@@ -122,9 +122,18 @@ import Testing
     let scratch = RegexScratch()
     var text = TextModel()
     for character in ":r417".unicodeScalars { text.append(character) }
-    #expect(matcher.matchRegex(next: "x", after: text, scratch: scratch) == nil)
+    func present(_ next: Unicode.Scalar) -> CharacterBits {
+      var bits = text.typedCharacterBits(last: SnippetMatcher.regexWindow - 1)
+      bits.insert(next)
+      return bits
+    }
+    #expect(matcher.matchRegex(next: "x", after: text, present: present("x"), scratch: scratch) == nil)
     text.append("5")
-    let found = try #require(matcher.matchRegex(next: "=", after: text, scratch: scratch))
+    #expect(!matcher.mayMatchRegex(endingWith: "q"))
+    #expect(matcher.mayMatchRegex(endingWith: "=") && matcher.mayMatchRegex(endingWith: "=", present: present("=")))
+    // The prefilter: no regex's literals in the recent text, no search.
+    #expect(!matcher.mayMatchRegex(endingWith: "=", present: Self.bits("=5")))
+    let found = try #require(matcher.matchRegex(next: "=", after: text, present: present("="), scratch: scratch))
     #expect(found.snippet == 417 && found.typedLength == 6)
     #expect(matcher.captures(of: found, scratch: scratch) == ["n": "5"])
   }
