@@ -18,6 +18,9 @@ public final class Engine {
   public var configuration: EngineConfiguration {
     willSet { settle() }
     didSet {
+      if configuration.snippetFilesOff != oldValue.snippetFilesOff {
+        snippetOff = Self.snippetsOff(configuration, snippets)
+      }
       capsDue = nil
       cancelAids()
       let decoded = decodes
@@ -79,6 +82,15 @@ public final class Engine {
   let regexScratch = RegexScratch()
   /// Whether a snippet has a regex trigger: without, a key does not look.
   private let hasRegexes: Bool
+  /// The snippets of ``EngineConfiguration/snippetFilesOff``, by index;
+  /// empty when none is off. A match of one is no match.
+  var snippetOff: [Bool]
+
+  private static func snippetsOff(_ configuration: EngineConfiguration, _ snippets: SnippetMatcher) -> [Bool] {
+    guard !configuration.snippetFilesOff.isEmpty else { return [] }
+    let files = snippets.originFiles.map { configuration.snippetFilesOff.contains($0) }
+    return snippets.originFile.map { files[Int($0)] }
+  }
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
@@ -125,6 +137,7 @@ public final class Engine {
     self.configuration = configuration
     self.snippets = snippets
     hasRegexes = snippets.hasRegexes
+    snippetOff = Self.snippetsOff(configuration, snippets)
     decodes = Self.needsDecoding(configuration, snippets)
     decoder = KeystrokeDecoder(layout: layout)
     physicalHolds = [UInt8](repeating: 0, count: KeyCode.count)

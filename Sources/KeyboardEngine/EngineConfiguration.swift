@@ -6,6 +6,9 @@ public struct EngineConfiguration: Equatable, Sendable {
   /// Whether snippets expand; false keeps the typing aids (an app rule's
   /// `snippets`).
   public var expandsSnippets = true
+  /// Match files whose snippets do not fire here (an espanso app config's
+  /// match set leaves them out).
+  public var snippetFilesOff: Set<String> = []
   /// Auto-capitalization (DESIGN 3.2).
   public var autocapitalize = true
   /// Rule 6's option: treat the start of the text model after a reset as the

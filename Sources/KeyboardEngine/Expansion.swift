@@ -280,6 +280,9 @@ extension Engine {
     _ match: SnippetMatcher.Match, in view: some MatchableText, modelLength: Int, key code: UInt16,
     next: Unicode.Scalar, at time: Instant, into output: inout KeyOutput
   ) -> Bool {
+    // A snippet of a match file left out here does not fire (a shorter
+    // trigger it stands over does not either: a rare case, left as it is).
+    if !snippetOff.isEmpty && snippetOff[match.snippet] { return false }
     var typed: [Unicode.Scalar] = []
     for offset in stride(from: match.typedLength - 1, through: 0, by: -1) {
       typed.append(view[typedFromEnd: offset])

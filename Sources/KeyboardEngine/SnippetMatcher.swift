@@ -57,8 +57,25 @@ public struct SnippetMatcher: Sendable {
 
   /// Builds the trie. Triggers must be non-empty and at most
   /// ``maximumTriggerLength`` characters (the loader checks both).
+  /// The file each snippet comes from (its origin without the line), as
+  /// an index into ``originFiles``.
+  public private(set) var originFile: [Int32] = []
+  public private(set) var originFiles: [String] = []
+
   public init(_ snippets: [Snippet]) {
     self.snippets = snippets
+    var fileIndex: [Substring: Int32] = [:]
+    for snippet in snippets {
+      let origin = snippet.origin
+      let file = origin.lastIndex(of: ":").map { origin[..<$0] } ?? origin[...]
+      if let index = fileIndex[file] {
+        originFile.append(index)
+      } else {
+        fileIndex[file] = Int32(originFiles.count)
+        originFile.append(Int32(originFiles.count))
+        originFiles.append(String(file))
+      }
+    }
     slots = [UInt64](repeating: 0, count: 64)
     targets = [Int32](repeating: 0, count: 64)
     slotMask = 63

@@ -266,3 +266,28 @@ import Testing
     #expect(engine.text.text == Self.long)
   }
 }
+
+/// An espanso app config's match set: the snippets of the files it leaves
+/// out do not fire while its rule is in force.
+@Suite struct SnippetFilesOffTests {
+  @Test func aSnippetOfAFileLeftOutDoesNotFire() {
+    let snippets = SnippetMatcher([
+      Snippet(trigger: ";b", replace: "from base", origin: "/u/match/base.yml:3"),
+      Snippet(trigger: ";m", replace: "from mail", origin: "/u/match/mail.yml:2"),
+    ])
+    #expect(snippets.originFiles == ["/u/match/base.yml", "/u/match/mail.yml"])
+    let engine = Engine(layout: Layouts.us, configuration: .allOff, snippets: snippets)
+    var configuration = engine.configuration
+    configuration.snippetFilesOff = ["/u/match/base.yml"]
+    engine.configuration = configuration
+    var driver = EngineDriver(engine: engine)
+    for key in [KEY_SEMICOLON, KEY_B, KEY_SPACE, KEY_SEMICOLON, KEY_M] { driver.tap(key) }
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    #expect(engine.text.text == ";b from mail")
+    configuration.snippetFilesOff = []
+    engine.configuration = configuration
+    for key in [KEY_SPACE, KEY_SEMICOLON, KEY_B] { driver.tap(key) }
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    #expect(engine.text.text.hasSuffix(" from base"))
+  }
+}

@@ -143,20 +143,28 @@ import Testing
     let files = SentFiles(files: [
       root + "/config/default.yml": "enable: false\n",
       root + "/config/terminals.yml": "filter_class: \"foot|kitty\"\nenable: false\nbackend: clipboard\n",
-      root + "/config/mail.yml": "filter_title: \"Inbox\"\nincludes: [\"../match/_mail.yml\"]\n",
+      root + "/config/mail.yml":
+        "filter_title: \"Inbox\"\nuse_standard_includes: false\nincludes: [\"../match/mail.yml\"]\n",
+      root + "/config/code.yml": "filter_class: code\nexcludes: [\"../match/**/emoji/*.yml\"]\n",
+      root + "/config/same.yml": "filter_class: same\nincludes: [\"../match/_extra.yml\"]\n",
+      root + "/match/mail.yml": "matches: []\n",
+      root + "/match/packages/emoji/package.yml": "matches: []\n",
       root + "/config/exec.yml": "filter_exec: \"/usr/bin/gimp\"\nenable: false\n",
       root + "/config/mac.yml": "filter_os: macos\nfilter_class: Safari\nenable: false\n",
       root + "/match/base.yml": "matches: []\n",
     ])
     let (rules, warnings) = EspansoConfig.rules(in: files, root: root)
-    #expect(rules.map(\.origin) == [root + "/config/terminals.yml:1"])
-    #expect(rules.first?.settings == AppSettings(snippets: false))
+    // In name order; `same` adds an import-only file to the whole set: nothing is off.
+    #expect(rules.map(\.origin) == ["code", "mail", "terminals"].map { root + "/config/\($0).yml:1" })
+    #expect(rules[0].settings == AppSettings(snippetFilesOff: [root + "/match/packages/emoji/package.yml"]))
+    #expect(
+      rules[1].settings
+        == AppSettings(snippetFilesOff: [root + "/match/base.yml", root + "/match/packages/emoji/package.yml"]))
+    #expect(rules[2].settings == AppSettings(snippets: false))
     #expect(
       warnings.map(\.description) == [
         "\(root)/config/exec.yml:1:14: filter_exec is not supported (the session agent does not report executables): "
-          + "this config is left out",
-        "\(root)/config/mail.yml:2:11: per-application match sets (includes, excludes) are not supported: "
-          + "the user's whole set applies here",
+          + "this config is left out"
       ])
     // After the config's own rules, before the built-in ones.
     let config = try ConfigLoader.parse("apps:\n  - app: kitty\n    autocapitalize: false\n", file: "c.yaml")

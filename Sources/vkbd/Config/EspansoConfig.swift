@@ -1,7 +1,8 @@
 /// espanso's application configs (`config/*.yml` beside `match/`), read
 /// from what a user's session agent sent: each that filters by window class
-/// or title and sets `enable: false` becomes an app rule under which no
-/// snippet expands, as espanso is off there.
+/// or title becomes an app rule. With `enable: false` no snippet expands
+/// there, as espanso is off; with its own match set (`includes`,
+/// `excludes`…) the user's match files outside it do not fire there.
 enum EspansoConfig {
   /// The keys read; espanso's many others (backend, toggle_key…) are not
   /// vkbd's concern and are passed over.
@@ -18,13 +19,35 @@ enum EspansoConfig {
       let path = directory + "/" + name
       guard name != "default.yml", name != "default.yaml", let text = try? files.read(path) else { continue }
       var reader = YAMLReader(file: path)
-      if let rule = rule(text, reader: &reader) { rules.append(rule) }
+      if let rule = rule(text, files: files, directory: directory, reader: &reader) { rules.append(rule) }
       warnings += reader.problems + reader.warnings
     }
     return (rules, warnings)
   }
 
-  private static func rule(_ text: String, reader: inout YAMLReader) -> AppRule? {
+  /// espanso's standard match set, relative to `config/`.
+  static let standardIncludes = ["../match/**/[!_]*.yml"]
+
+  /// The match files a config's patterns name (relative to `directory`).
+  private static func glob(_ patterns: [String], files: some MatchFileSource, directory: String) -> Set<String> {
+    var found = Set<String>()
+    for pattern in patterns {
+      for path in MatchPaths.glob(MatchPaths.join(directory, pattern), in: files) {
+        found.insert(MatchPaths.normalized(path))
+      }
+    }
+    return found
+  }
+
+  /// A config's list of patterns; nil when it has none.
+  private static func patterns(_ node: YAMLNode?, key: String, reader: inout YAMLReader) -> [String]? {
+    guard let node else { return nil }
+    return (reader.list(node, key: key) ?? []).compactMap { reader.string($0, key: key) }
+  }
+
+  private static func rule(
+    _ text: String, files: some MatchFileSource, directory: String, reader: inout YAMLReader
+  ) -> AppRule? {
     guard let root = reader.compose(text), case .mapping(let mapping) = root.content else { return nil }
     var values: [String: YAMLNode] = [:]
     for (key, value) in mapping {
@@ -50,13 +73,27 @@ enum EspansoConfig {
       }
     }
     guard rule.app != nil || rule.title != nil else { return nil }  // espanso never selects it either
-    if let node = matchSetKeys.lazy.compactMap({ values[$0] }).first {
-      reader.warn(
-        "per-application match sets (includes, excludes) are not supported: the user's whole set applies here",
-        at: node, kind: .unsupported)
+    if let enable = values["enable"], reader.bool(enable, key: "enable") == false {
+      rule.settings.snippets = false
+      return rule
     }
-    guard let enable = values["enable"], reader.bool(enable, key: "enable") == false else { return nil }
-    rule.settings.snippets = false
+    guard matchSetKeys.contains(where: { values[$0] != nil }) else { return nil }
+    // Its match set: the standard one (unless use_standard_includes is
+    // false) and its includes, less its excludes; the user's other match
+    // files are off here.
+    let standard = values["use_standard_includes"].flatMap { reader.bool($0, key: "use_standard_includes") } ?? true
+    let includes =
+      (standard ? standardIncludes : []) + (patterns(values["includes"], key: "includes", reader: &reader) ?? [])
+      + (patterns(values["extra_includes"], key: "extra_includes", reader: &reader) ?? [])
+    let excludes =
+      (patterns(values["excludes"], key: "excludes", reader: &reader) ?? [])
+      + (patterns(values["extra_excludes"], key: "extra_excludes", reader: &reader) ?? [])
+    let set = glob(includes, files: files, directory: directory).subtracting(
+      glob(excludes, files: files, directory: directory))
+    let all = Set(MatchPaths.matchFiles(under: MatchPaths.normalized(directory + "/../match"), in: files))
+    let off = all.subtracting(set)
+    guard !off.isEmpty else { return nil }
+    rule.settings.snippetFilesOff = off
     return rule
   }
 }

@@ -46,7 +46,12 @@ struct DiskFiles: MatchFileSource {
 
 /// Files held in memory, by absolute path: what a session agent sent.
 struct SentFiles: MatchFileSource {
-  var files: [String: String]
+  let files: [String: String]
+
+  init(files: [String: String]) {
+    self.files = Dictionary(
+      files.map { (MatchPaths.normalized($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+  }
 
   func read(_ path: String) throws(SystemError) -> String {
     guard let text = files[MatchPaths.normalized(path)] else { throw SystemError("read", path, errno: ENOENT) }

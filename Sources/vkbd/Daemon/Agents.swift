@@ -100,10 +100,11 @@ extension Daemon {
     var rules: [AppRule] = []
     if let sent {
       let files = SentFiles(files: sent.files)
+      let root = MatchPaths.normalized(sent.directory)
       var loader = SnippetLoader(source: files)
-      loader.load(directory: sent.directory + "/match")
+      loader.load(directory: root + "/match")
       loader.finish()
-      let (found, skipped) = EspansoConfig.rules(in: files, root: sent.directory)
+      let (found, skipped) = EspansoConfig.rules(in: files, root: root)
       for problem in loader.problems + loader.warnings + skipped {
         logger.notice("user snippets: \(problem)", metadata: ["uid": "\(sent.uid)"])
       }

@@ -10,6 +10,9 @@ struct AppSettings: Equatable, Sendable {
   var snippets: Bool?
   var backspaceAccelerates: Bool?
   var pasteShortcut: ExpansionConfiguration.PasteShortcut?
+  /// The user's match files whose snippets do not fire here (an espanso
+  /// app config's match set).
+  var snippetFilesOff: Set<String>?
 
   /// `global` with these settings over it.
   func applied(to global: EngineConfiguration) -> EngineConfiguration {
@@ -20,6 +23,7 @@ struct AppSettings: Equatable, Sendable {
     result.expandsSnippets = snippets ?? result.expandsSnippets
     result.backspace.accelerate = backspaceAccelerates ?? result.backspace.accelerate
     result.expansion.pasteShortcut = pasteShortcut ?? result.expansion.pasteShortcut
+    result.snippetFilesOff = snippetFilesOff ?? result.snippetFilesOff
     return result
   }
 
@@ -32,6 +36,7 @@ struct AppSettings: Equatable, Sendable {
     if let snippets { parts.append("snippets: \(snippets)") }
     if let backspaceAccelerates { parts.append("backspace.accelerate: \(backspaceAccelerates)") }
     if let pasteShortcut { parts.append("paste_shortcut: \(pasteShortcut.rawValue)") }
+    if let snippetFilesOff { parts.append("\(snippetFilesOff.count) of the user's match files left out") }
     return parts.isEmpty ? "the global settings" : parts.joined(separator: ", ")
   }
 }
