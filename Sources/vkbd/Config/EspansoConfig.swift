@@ -4,9 +4,8 @@
 /// there, as espanso is off; with its own match set (`includes`,
 /// `excludes`…) the user's match files outside it do not fire there.
 enum EspansoConfig {
-  /// The keys read; espanso's many others (backend, toggle_key…) are not
-  /// vkbd's concern and are passed over.
-  static let filterKeys = ["filter_class", "filter_title", "filter_exec", "filter_os"]
+  /// The keys of a match set of its own. espanso's many other keys
+  /// (backend, toggle_key…) are not vkbd's concern and are passed over.
   static let matchSetKeys = ["includes", "excludes", "extra_includes", "extra_excludes", "use_standard_includes"]
 
   /// The app rules of the configs under `root/config`, with what was not
