@@ -80,15 +80,10 @@ public enum SessionWork {
       let text = try ProgramRun.run(
         [zenity, "--forms", "--title=vkbd", "--text=\(request.layout ?? "")", "--separator=\u{1}"] + entries,
         timeoutMilliseconds: 10 * 60_000)
-      var answers = text.hasSuffix("\n") ? String(text.dropLast()) : text
-      if answers.isEmpty && request.arguments.count > 1 {
-        answers = String(repeating: "\u{1}", count: request.arguments.count - 1)
-      }
-      let values = answers.split(separator: "\u{1}", omittingEmptySubsequences: false).map(String.init)
-      return VariableValueText(
-        "",
-        fields: Array(
-          zip(request.arguments, values + Array(repeating: "", count: max(0, request.arguments.count - values.count)))))
+      let answers = (text.hasSuffix("\n") ? text.dropLast() : Substring(text)).split(
+        separator: "\u{1}", omittingEmptySubsequences: false)
+      let fields = request.arguments.enumerated().map { ($1, $0 < answers.count ? String(answers[$0]) : "") }
+      return VariableValueText("", fields: fields)
     }
   }
 
