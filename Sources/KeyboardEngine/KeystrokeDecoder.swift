@@ -75,9 +75,20 @@ public final class KeystrokeDecoder {
   private static func plainKeys(_ layout: Layout) -> [PlainKey?] {
     var plainKeys = [PlainKey?](repeating: nil, count: max(layout.groupCount, 1) * 256)
     for group in 0..<max(layout.groupCount, 1) {
-      let probe = XKBState(keymap: layout.keymap)
-      probe.lockGroup(group)
-      for code in UInt16(1)..<256 where probe.pressChangesNothing(code) {
+      func freshProbe() -> XKBState {
+        let probe = XKBState(keymap: layout.keymap)
+        probe.lockGroup(group)
+        return probe
+      }
+      var probe = freshProbe()
+      for code in UInt16(1)..<256 {
+        // A key that changes the state (Caps Lock, pressed and released,
+        // stays locked) is not plain, and the keys after it are read on a
+        // fresh state: the ISO key comes after Caps Lock.
+        guard probe.pressChangesNothing(code) else {
+          probe = freshProbe()
+          continue
+        }
         let keysym = probe.keysym(code)
         guard keysym != 0, !Self.isModifier(keysym), probe.compose(keysym) == .passThrough else {
           probe.resetCompose()

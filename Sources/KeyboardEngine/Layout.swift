@@ -151,11 +151,14 @@ public final class Layout {
       | keymap.mask(ofModifier: "Mod5")
   }
 
-  /// The keys that set only allowed modifiers, with the mask each sets when held.
+  /// The keys that set only allowed modifiers, with the mask each sets when
+  /// held, in the order a stroke presses them: the level keys first, Shift
+  /// last, as a key may do another thing with Shift held (`mao`'s AltGr is
+  /// Compose with Shift).
   private func probeModifierKeys() -> [(key: UInt16, mask: UInt32)] {
     let candidates = [
-      KeyCode.leftShift, KeyCode.rightShift, KeyCode.rightAlt, KeyCode.key102nd,
-      KeyCode.leftAlt, KeyCode.leftMeta, KeyCode.rightMeta, KeyCode.leftCtrl, KeyCode.rightCtrl,
+      KeyCode.rightAlt, KeyCode.key102nd, KeyCode.leftAlt, KeyCode.leftMeta, KeyCode.rightMeta, KeyCode.leftCtrl,
+      KeyCode.rightCtrl, KeyCode.leftShift, KeyCode.rightShift,
     ]
     var found: [(key: UInt16, mask: UInt32)] = []
     for key in candidates {

@@ -22,7 +22,12 @@ import Testing
     return edits.filter { $0 != .none }
   }
 
-  @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru"])
+  // hu, mt, bg, fr(bepo) and us(colemak_dh_iso) have a letter on the ISO
+  // key, which comes after Caps Lock in code order; mao's AltGr is Compose
+  // when Shift is held first.
+  @Test(arguments: [
+    "us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru", "hu", "mt", "bg", "fr(bepo)", "us(colemak_dh_iso)", "mao",
+  ])
   func everyTypeableCharacterRoundTrips(layoutName: String) {
     let layout = Layouts.named(layoutName)
     let characters = layout.typeableCharacters()

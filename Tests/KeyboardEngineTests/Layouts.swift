@@ -12,13 +12,17 @@ enum Layouts {
 
   static func named(_ name: String) -> Layout {
     switch name {
-    case "us": us
-    case "de": de
-    case "fr": fr
-    case "ch(fr)": chFr
-    case "us(dvorak)": dvorak
-    case "us,ru": usRu
-    default: fatalError("no test layout \(name)")
+    case "us": return us
+    case "de": return de
+    case "fr": return fr
+    case "ch(fr)": return chFr
+    case "us(dvorak)": return dvorak
+    case "us,ru": return usRu
+    default:
+      guard let names = LayoutNames(parsing: name, options: ""), let layout = try? Layout(names: names) else {
+        fatalError("no layout \(name)")
+      }
+      return layout
     }
   }
 }
