@@ -156,10 +156,17 @@ public final class Layout {
   /// last, as a key may do another thing with Shift held (`mao`'s AltGr is
   /// Compose with Shift).
   private func probeModifierKeys() -> [(key: UInt16, mask: UInt32)] {
-    let candidates = [
+    let usual = [
       KeyCode.rightAlt, KeyCode.key102nd, KeyCode.leftAlt, KeyCode.leftMeta, KeyCode.rightMeta, KeyCode.leftCtrl,
-      KeyCode.rightCtrl, KeyCode.leftShift, KeyCode.rightShift,
+      KeyCode.rightCtrl,
     ]
+    // Then any other key that shifts a level while held, as Neo's keys
+    // where Caps Lock and the key right of it usually are (a lock key
+    // locks, and sets no modifier while held); Shift last.
+    let others = (UInt16(1)..<256).filter {
+      !usual.contains($0) && $0 != KeyCode.leftShift && $0 != KeyCode.rightShift
+    }
+    let candidates = usual + others + [KeyCode.leftShift, KeyCode.rightShift]
     var found: [(key: UInt16, mask: UInt32)] = []
     for key in candidates {
       let state = XKBState(keymap: keymap)
@@ -310,7 +317,14 @@ public final class Layout {
     let state = XKBState(keymap: keymap)
     state.lockGroup(stroke.group)
     for modifier in stroke.modifiers { state.update(modifier, down: true) }
-    return state.keysym(stroke.key)
+    let keysym = state.keysym(stroke.key)
+    // A key that locks something at this level (Num Lock, Caps Lock, a
+    // group) is no stroke: typing never toggles a lock. The keymap's
+    // actions say so, whatever the key's code.
+    let (locked, group) = (state.lockedModifiers, state.effectiveGroup)
+    state.update(stroke.key, down: true)
+    state.update(stroke.key, down: false)
+    return state.lockedModifiers == locked && state.effectiveGroup == group ? keysym : 0
   }
 
   /// Finds a chord (up to one modifier and a key) that, pressed and released,

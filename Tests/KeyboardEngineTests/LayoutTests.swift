@@ -24,9 +24,11 @@ import Testing
 
   // hu, mt, bg, fr(bepo) and us(colemak_dh_iso) have a letter on the ISO
   // key, which comes after Caps Lock in code order; mao's AltGr is Compose
-  // when Shift is held first.
+  // when Shift is held first; Neo's third and fourth levels are held on
+  // keys where Caps Lock and the ISO key usually are.
   @Test(arguments: [
     "us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru", "hu", "mt", "bg", "fr(bepo)", "us(colemak_dh_iso)", "mao",
+    "de(neo)",
   ])
   func everyTypeableCharacterRoundTrips(layoutName: String) {
     let layout = Layouts.named(layoutName)
@@ -38,17 +40,24 @@ import Testing
     }
   }
 
-  @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru"])
-  func noStrokeUsesALockKeyOrAShortcutModifier(layoutName: String) {
+  @Test(arguments: ["us", "de", "fr", "ch(fr)", "us(dvorak)", "us,ru", "de(neo)"])
+  func noStrokeTogglesALockOrUsesAShortcutModifier(layoutName: String) {
     let layout = Layouts.named(layoutName)
     let forbidden: Set<UInt16> = [
-      KeyCode.capsLock, KeyCode.numLock, KeyCode.leftCtrl, KeyCode.rightCtrl, KeyCode.leftMeta,
-      KeyCode.rightMeta, KeyCode.leftAlt,
+      KeyCode.leftCtrl, KeyCode.rightCtrl, KeyCode.leftMeta, KeyCode.rightMeta, KeyCode.leftAlt,
     ]
     for character in layout.typeableCharacters() {
+      // Whether a key locks is the keymap's to say: Neo's Num Lock key types
+      // characters on its upper levels.
+      let state = XKBState(keymap: layout.keymap)
       for stroke in layout.typing(of: character)!.strokes {
         #expect(!stroke.modifiers.contains(where: forbidden.contains), "\(layoutName): \(character)")
         #expect(!forbidden.contains(stroke.key), "\(layoutName): \(character)")
+        for modifier in stroke.modifiers { state.update(modifier, down: true) }
+        state.update(stroke.key, down: true)
+        state.update(stroke.key, down: false)
+        for modifier in stroke.modifiers.reversed() { state.update(modifier, down: false) }
+        #expect(state.lockedModifiers == 0 && state.effectiveGroup == 0, "\(layoutName): \(character) locks")
       }
     }
   }
@@ -58,6 +67,14 @@ import Testing
     let layout = Layouts.named(layoutName)
     let typing = try #require(layout.typing(of: character))
     #expect(edits(typing: typing, on: layout) == [.insert(character)])
+  }
+
+  @Test func neosLevelsAreTypedWithItsOwnLevelKeys() throws {
+    let neo = Layouts.named("de(neo)")
+    // "!" is on Neo's third level, held with the key right of Ä (Mod3).
+    let bang = try #require(neo.typing(of: "!"))
+    #expect(bang.stroke.modifiers == ModifierKeys([UInt16(KEY_BACKSLASH)]))
+    #expect(neo.typeableCharacters().count > 600)
   }
 
   @Test func lettersLandOnTheirLayoutsKeys() throws {
