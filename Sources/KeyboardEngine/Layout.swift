@@ -166,17 +166,20 @@ public final class Layout {
     let others = (UInt16(1)..<256).filter {
       !usual.contains($0) && $0 != KeyCode.leftShift && $0 != KeyCode.rightShift
     }
-    let candidates = usual + others + [KeyCode.leftShift, KeyCode.rightShift]
-    var found: [(key: UInt16, mask: UInt32)] = []
-    for key in candidates {
+    let shifts = [KeyCode.leftShift, KeyCode.rightShift]
+    // Each modifier mask goes to the first key that sets it, the Shift keys
+    // first (a layout may make another key Shift too); strokes press them
+    // in the order above.
+    var owner: [UInt32: UInt16] = [:]
+    for key in shifts + usual + others {
       let state = XKBState(keymap: keymap)
       state.update(key, down: true)
       let mask = state.depressedModifiers
-      if mask != 0, mask & ~allowedModifiers == 0, !found.contains(where: { $0.mask == mask }) {
-        found.append((key, mask))
-      }
+      if mask != 0, mask & ~allowedModifiers == 0, owner[mask] == nil { owner[mask] = key }
     }
-    return found
+    return (usual + others + shifts).compactMap { key in
+      owner.first { $0.value == key }.map { (key, $0.key) }
+    }
   }
 
   /// The fewest modifier keys that together set exactly `mask`.
