@@ -77,7 +77,13 @@ public final class Engine {
   /// Whether keys wait for the session's answer (a dialog takes them).
   private var keysWait = false
   /// The id of the last question to the session.
-  var lastRequest: UInt32 = 0
+  private var lastRequest: UInt32 = 0
+
+  /// The id of a new question to the session.
+  func nextRequest() -> UInt32 {
+    lastRequest &+= 1
+    return lastRequest
+  }
   /// The working memory of regex trigger searches.
   let regexScratch = RegexScratch()
   /// Whether a snippet has a regex trigger: without, a key does not look.

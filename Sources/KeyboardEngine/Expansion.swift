@@ -313,9 +313,8 @@ extension Engine {
     let snippet = snippets.snippets[expansion.match.snippet]
     let (values, needed) = snippet.evaluate(expansion.inputs, nested: { self.snippets.snippet(forTrigger: $0) })
     if let needed, let call = snippet.sessionCall(needed, values: values) {
-      lastRequest &+= 1
       var asking = expansion
-      asking.request = lastRequest
+      asking.request = nextRequest()
       asking.variable = needed
       if case .choice = call { asking.passesKeys = true }
       if case .form = call { asking.passesKeys = true }
@@ -331,7 +330,7 @@ extension Engine {
         environment[name] = value.text
         for (field, text) in value.fields { environment[name + "_" + field.uppercased()] = text }
       }
-      guard onSessionCall?(SessionRequest(id: lastRequest, call: call, environment: environment)) == true else {
+      guard onSessionCall?(SessionRequest(id: asking.request, call: call, environment: environment)) == true else {
         waiting = nil
         onNotice?(.sessionVariableFailed(origin: snippet.origin, reason: .noAgent))
         return .failed
@@ -368,16 +367,16 @@ extension Engine {
     // there: the keys wait until it does.
     let threshold = configuration.expansion.clipboardThreshold
     if threshold > 0, remaining.text.count > threshold, !expansion.typesInstead, expansion.paste == nil {
-      lastRequest &+= 1
       var pasting = expansion
-      pasting.request = lastRequest
+      pasting.request = nextRequest()
       pasting.paste = (deleted, remaining)
       pasting.passesKeys = false
       pasting.deadline = time.adding(milliseconds: configuration.expansion.sessionTimeoutMilliseconds)
       waiting = pasting
       if onSessionCall?(
         SessionRequest(
-          id: lastRequest, call: .paste(String(String.UnicodeScalarView(remaining.text))), environment: [:])) == true
+          id: pasting.request, call: .paste(String(String.UnicodeScalarView(remaining.text))), environment: [:]))
+        == true
       {
         return .waiting
       }
@@ -402,8 +401,7 @@ extension Engine {
     }
     startTyping(plan, at: time, into: &output)
     if expansion.paste != nil {
-      lastRequest &+= 1
-      _ = onSessionCall?(SessionRequest(id: lastRequest, call: .restoreClipboard, environment: [:]))
+      _ = onSessionCall?(SessionRequest(id: nextRequest(), call: .restoreClipboard, environment: [:]))
     }
     return .typed
   }
@@ -435,30 +433,23 @@ extension Engine {
     settle()
     guard var expansion = waiting, expansion.request == id else { return }  // late: it timed out
     waiting = nil
-    if expansion.paste != nil {
+    switch (value, expansion.paste != nil) {
+    case (.failure, true):
       // Pasted once the clipboard holds the text; typed when it cannot.
-      if case .failure = value {
-        expansion.paste = nil
-        expansion.typesInstead = true
-      }
-      switch continueExpansion(expansion, at: now, into: &output) {
-      case .waiting: return
-      case .typed: if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
-      case .failed: giveUp(expansion, at: now, into: &output)
-      }
-      return
-    }
-    switch value {
-    case .failure(let reason):
+      expansion.paste = nil
+      expansion.typesInstead = true
+    case (.success, true): break
+    case (.failure(let reason), false):
       onNotice?(.sessionVariableFailed(origin: snippets.snippets[expansion.match.snippet].origin, reason: reason))
       giveUp(expansion, at: now, into: &output)
-    case .success(let value):
+      return
+    case (.success(let value), false):
       expansion.inputs.answers[expansion.variable] = value
-      switch continueExpansion(expansion, at: now, into: &output) {
-      case .waiting: return
-      case .typed: if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
-      case .failed: giveUp(expansion, at: now, into: &output)
-      }
+    }
+    switch continueExpansion(expansion, at: now, into: &output) {
+    case .waiting: return
+    case .typed: if !typing.isActive { replayQueuedEvents(at: now, into: &output) }
+    case .failed: giveUp(expansion, at: now, into: &output)
     }
   }
 

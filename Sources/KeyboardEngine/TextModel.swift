@@ -37,12 +37,7 @@ public struct TextModel: Sendable {
       typedRing.withUnsafeBufferPointer { typed in
         for _ in 0..<min(length, count) {
           index = (index - 1) & (Self.capacity - 1)
-          let value = typed[index] == 0 ? ring[index] : typed[index]
-          switch value {
-          case 0..<64: bits.low |= 1 << UInt64(value)
-          case 64..<128: bits.high |= 1 << UInt64(value - 64)
-          default: bits.other = true
-          }
+          bits.insert(value: typed[index] == 0 ? ring[index] : typed[index])
         }
       }
     }

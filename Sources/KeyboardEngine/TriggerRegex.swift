@@ -320,10 +320,13 @@ public struct CharacterBits: Sendable, Equatable {
 
   var isEmpty: Bool { low == 0 && high == 0 && !other }
 
-  public mutating func insert(_ character: Unicode.Scalar) {
-    switch character.value {
-    case 0..<64: low |= 1 << UInt64(character.value)
-    case 64..<128: high |= 1 << UInt64(character.value - 64)
+  public mutating func insert(_ character: Unicode.Scalar) { insert(value: character.value) }
+
+  /// Inserts the character of code point `value`.
+  mutating func insert(value: UInt32) {
+    switch value {
+    case 0..<64: low |= 1 << UInt64(value)
+    case 64..<128: high |= 1 << UInt64(value - 64)
     default: other = true
     }
   }

@@ -38,7 +38,7 @@ public enum SessionWork {
       }
       return VariableValueText(try output(ProgramRun.shellArguments(request.shell, command: command)))
     case .script:
-      let home = String(cString: getenv("HOME") ?? strdup("/"))
+      let home = environmentVariable("HOME", or: "/")
       let arguments = request.arguments.map {
         ProgramRun.expandingPlaceholders($0, home: home, config: espansoDirectory)
       }
@@ -89,9 +89,17 @@ public enum SessionWork {
 
   /// espanso's directory: `$XDG_CONFIG_HOME/espanso`, else `~/.config/espanso`.
   public static var espansoDirectory: String {
-    if let config = getenv("XDG_CONFIG_HOME"), config.pointee != 0 { return String(cString: config) + "/espanso" }
-    return String(cString: getenv("HOME") ?? strdup("/")) + "/.config/espanso"
+    let config = environmentVariable("XDG_CONFIG_HOME", or: "")
+    return (config.isEmpty ? environmentVariable("HOME", or: "/") + "/.config" : config) + "/espanso"
   }
+
+  /// The environment variable `name`, or `fallback` when it is not set.
+  private static func environmentVariable(_ name: String, or fallback: String) -> String {
+    getenv(name).map { String(cString: $0) } ?? fallback
+  }
+
+  /// Whether the session is Wayland's (else X11's): which clipboard tools.
+  private static var isWayland: Bool { getenv("WAYLAND_DISPLAY") != nil }
 
   /// What the clipboard held before a paste, until it is put back.
   nonisolated(unsafe) static var kept: String?
@@ -101,24 +109,24 @@ public enum SessionWork {
 
   /// Sets the clipboard's text for good (until something else does).
   static var clipboardWriter: [String] {
-    getenv("WAYLAND_DISPLAY") != nil
+    isWayland
       ? ["wl-copy", "--type", "text/plain;charset=utf-8"] : ["xclip", "-selection", "clipboard", "-i"]
   }
 
   static var clipboardClearer: [String] {
-    getenv("WAYLAND_DISPLAY") != nil
+    isWayland
       ? ["wl-copy", "--clear"] : ["xclip", "-selection", "clipboard", "-i", "/dev/null"]
   }
 
   /// How the clipboard's text is read: wl-clipboard on Wayland, xclip on X11.
   static var clipboardReader: [String] {
-    getenv("WAYLAND_DISPLAY") != nil
+    isWayland
       ? ["wl-paste", "--no-newline", "--type", "text"] : ["xclip", "-selection", "clipboard", "-o"]
   }
 
   /// zenity, when it is on PATH.
   static var dialogProgram: String? {
-    let path = String(cString: getenv("PATH") ?? strdup("/usr/bin:/bin"))
+    let path = environmentVariable("PATH", or: "/usr/bin:/bin")
     for directory in path.split(separator: ":") where access("\(directory)/zenity", X_OK) == 0 {
       return "\(directory)/zenity"
     }

@@ -67,15 +67,9 @@ final class UserSnippets: Pollable, Timed {
   }
 
   private func walk(_ path: String, into files: inout [(path: String, text: String)], deep: Bool = true) {
-    guard let stream = opendir(path) else { return }
+    guard let names = Directory.names(in: path) else { return }
     watch(path)
-    defer { closedir(stream) }
-    var names: [String] = []
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if !name.hasPrefix(".") { names.append(name) }
-    }
-    for name in names.sorted() {
+    for name in names where !name.hasPrefix(".") {
       let child = path + "/" + name
       var info = stat()
       guard stat(child, &info) == 0 else { continue }

@@ -1,4 +1,5 @@
 import Glibc
+import SessionCommands
 
 /// Where match files are read from: the disk (the config's own files), or
 /// the files a session agent sent (a user's espanso directory, read as that
@@ -26,16 +27,7 @@ struct DiskFiles: MatchFileSource {
     return info.st_mode & S_IFMT == S_IFDIR ? .directory : .file
   }
 
-  func names(in directory: String) -> [String] {
-    guard let stream = opendir(directory) else { return [] }
-    defer { closedir(stream) }
-    var names: [String] = []
-    while let entry = readdir(stream) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names.sorted()
-  }
+  func names(in directory: String) -> [String] { Directory.names(in: directory) ?? [] }
 
   func canonical(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }

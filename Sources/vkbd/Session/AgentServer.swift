@@ -267,11 +267,7 @@ final class AgentServer {
     let bytes = DaemonMessage.variable(request).encoded()
     // A write that would block drops the agent: a request the socket's
     // buffer cannot take whole is not made (a paste that long is typed).
-    guard bytes.count <= Self.largestRequest else { return false }
-    guard UnixSocket.send(agent, bytes[...]) == bytes.count else {
-      drop(agent)
-      return false
-    }
+    guard bytes.count <= Self.largestRequest, send(bytes, to: agent) else { return false }
     asked[request.id] = agent
     return true
   }
@@ -294,8 +290,17 @@ final class AgentServer {
 
   /// Sends a message; an agent whose socket is full is dropped.
   private func tell(_ agent: Int32, _ message: DaemonMessage) {
-    let bytes = message.encoded()
-    if UnixSocket.send(agent, bytes[...]) != bytes.count { drop(agent) }
+    send(message.encoded(), to: agent)
+  }
+
+  /// Writes a message whole; false, with the agent dropped, when it cannot.
+  @discardableResult
+  private func send(_ bytes: [UInt8], to agent: Int32) -> Bool {
+    guard UnixSocket.send(agent, bytes[...]) == bytes.count else {
+      drop(agent)
+      return false
+    }
+    return true
   }
 
   private func drop(_ agent: Int32) {
