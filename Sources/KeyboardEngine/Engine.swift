@@ -302,6 +302,16 @@ public final class Engine {
     cancelAids()
   }
 
+  /// Follows Num Lock or Caps Lock as the keyboard's LED reports the
+  /// desktop's state: the keypad types by Num Lock, capitals and expansions
+  /// read Caps Lock. An LED that changes while the engine types is the echo
+  /// of its own Caps Lock taps and is left alone.
+  public func indicatorChanged(_ lock: LockIndicator, on: Bool) {
+    settle()
+    guard !typing.isActive else { return }
+    decoder.indicate(lock, on: on, down: outputDown)
+  }
+
   /// Follows the desktop's keymap and group, as a session agent reports
   /// them: decoding, capitals, the double-space period and expansions use
   /// them from here on. A group alone reported while the engine types is
@@ -509,7 +519,8 @@ public final class Engine {
     guard
       autoPeriod.shouldConvert(
         at: time, text: text, timeoutMilliseconds: configuration.doubleSpaceTimeoutMilliseconds),
-      let period = layout.typing(of: ".", from: decoder.group), period.stroke.group == decoder.group
+      let period = layout.typing(of: ".", from: decoder.group, numLock: decoder.isNumLocked),
+      period.stroke.group == decoder.group
     else {
       emit(code, .down, into: &output)
       autoPeriod.spaceTyped(at: time)
@@ -596,7 +607,7 @@ public final class Engine {
 
   /// Types one character's strokes (modifiers down, key tapped, modifiers up).
   private func type(_ typing: Typing, into output: inout KeyOutput) {
-    if let deadKey = typing.deadKey { type(deadKey, into: &output) }
+    for stroke in typing.prefix { type(stroke, into: &output) }
     type(typing.stroke, into: &output)
   }
 

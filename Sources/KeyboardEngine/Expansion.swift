@@ -12,11 +12,15 @@ struct TypingPlan {
   /// The group the keymap will be in when the planned keys have gone out.
   private var group: Int
   private let startGroup: Int
+  /// Whether Num Lock is on, as the keyboard's LED says: the keypad's keys
+  /// type by it, and typing never toggles it.
+  private let numLock: Bool
 
-  init(layout: Layout, configuration: ExpansionConfiguration, group: Int) {
+  init(layout: Layout, configuration: ExpansionConfiguration, group: Int, numLock: Bool) {
     self.layout = layout
     self.configuration = configuration
     self.group = group
+    self.numLock = numLock
     startGroup = group
     keys.reserveCapacity(64)
   }
@@ -44,7 +48,7 @@ struct TypingPlan {
     default:
       break
     }
-    if let typing = layout.typing(of: character, from: group) {
+    if let typing = layout.typing(of: character, from: group, numLock: numLock) {
       type(typing)
       return true
     }
@@ -54,14 +58,15 @@ struct TypingPlan {
   /// The Ctrl+Shift+U input of GTK and IBus: the chord, the code point in
   /// hex, then Space to commit.
   private mutating func typeCodePoint(_ character: Unicode.Scalar) -> Bool {
-    guard configuration.unicodeInput == .ctrlShiftU, let u = layout.typing(of: "u", from: group), u.deadKey == nil
+    guard configuration.unicodeInput == .ctrlShiftU, let u = layout.typing(of: "u", from: group, numLock: numLock),
+      u.prefix.isEmpty
     else {
       return false
     }
     let digits = String(character.value, radix: 16).unicodeScalars
     var typings: [Typing] = []
     for digit in digits {
-      guard let typing = layout.typing(of: digit, from: group) else { return false }
+      guard let typing = layout.typing(of: digit, from: group, numLock: numLock) else { return false }
       typings.append(typing)
     }
     switchGroup(to: u.stroke.group)
@@ -72,7 +77,7 @@ struct TypingPlan {
   }
 
   private mutating func type(_ typing: Typing) {
-    if let deadKey = typing.deadKey { type(deadKey) }
+    for stroke in typing.prefix { type(stroke) }
     type(typing.stroke)
   }
 
@@ -496,7 +501,8 @@ extension Engine {
     deleting backward: Int, forward: Int, inserting rendered: RenderedSnippet, _ insert: (inout TypingPlan) -> Bool
   ) -> TypingPlan? {
     chain = nil
-    var plan = TypingPlan(layout: layout, configuration: configuration.expansion, group: decoder.group)
+    var plan = TypingPlan(
+      layout: layout, configuration: configuration.expansion, group: decoder.group, numLock: decoder.isNumLocked)
     var restore: [UInt16] = []
     for code in 0..<KeyCode.count where outputDown[code] {
       plan.release(UInt16(code))
@@ -528,7 +534,7 @@ extension Engine {
     if shortcut == .shiftInsert {
       key = KeyCode.insert
     } else {
-      guard let v = layout.typing(of: "v", from: decoder.group), v.deadKey == nil, v.stroke.modifiers.count == 0
+      guard let v = layout.typing(of: "v", from: decoder.group), v.prefix.isEmpty, v.stroke.modifiers.count == 0
       else { return nil }
       key = v.stroke.key
     }

@@ -19,6 +19,11 @@ public enum TextEdit: Equatable, Sendable {
   case unknown
 }
 
+/// The lock LEDs the decoder follows.
+public enum LockIndicator: Sendable {
+  case numLock, capsLock
+}
+
 /// Cursor keys.
 public enum CursorMove: Sendable {
   case left, right, up, down, home, end, pageUp, pageDown
@@ -73,39 +78,50 @@ public final class KeystrokeDecoder {
   }
 
   private static func plainKeys(_ layout: Layout) -> [PlainKey?] {
-    var plainKeys = [PlainKey?](repeating: nil, count: max(layout.groupCount, 1) * 256)
+    var plainKeys = [PlainKey?](repeating: nil, count: max(layout.groupCount, 1) * 2 * 256)
+    // The keypad's keys type other things with Num Lock on: each group is
+    // read with it off and on (a keymap without Num Lock never has it on).
+    let numLockStates = layout.numLockMask == 0 ? [false] : [false, true]
     for group in 0..<max(layout.groupCount, 1) {
-      func freshProbe() -> XKBState {
-        let probe = XKBState(keymap: layout.keymap)
-        probe.lockGroup(group)
-        return probe
-      }
-      var probe = freshProbe()
-      for code in UInt16(1)..<256 {
-        // A key that changes the state (Caps Lock, pressed and released,
-        // stays locked) is not plain, and the keys after it are read on a
-        // fresh state: the ISO key comes after Caps Lock.
-        guard probe.pressChangesNothing(code) else {
-          probe = freshProbe()
-          continue
+      for numLock in numLockStates {
+        func freshProbe() -> XKBState {
+          let probe = XKBState(keymap: layout.keymap)
+          probe.lockGroup(group, lockedModifiers: numLock ? layout.numLockMask : 0)
+          return probe
         }
-        let keysym = probe.keysym(code)
-        guard keysym != 0, !Self.isModifier(keysym), probe.compose(keysym) == .passThrough else {
-          probe.resetCompose()
-          continue
+        var probe = freshProbe()
+        for code in UInt16(1)..<256 {
+          // A key that changes the state (Caps Lock, pressed and released,
+          // stays locked) is not plain, and the keys after it are read on a
+          // fresh state: the ISO key comes after Caps Lock.
+          guard probe.pressChangesNothing(code) else {
+            probe = freshProbe()
+            continue
+          }
+          let keysym = probe.keysym(code)
+          guard keysym != 0, !Self.isModifier(keysym), probe.compose(keysym) == .passThrough else {
+            probe.resetCompose()
+            continue
+          }
+          let character = probe.character(code)
+          plainKeys[Self.plainIndex(group: group, numLock: numLock, code: code)] = PlainKey(
+            keysym: keysym, character: character, edit: Self.edit(keysym: keysym, character: character))
         }
-        let character = probe.character(code)
-        plainKeys[group * 256 + Int(code)] = PlainKey(
-          keysym: keysym, character: character, edit: Self.edit(keysym: keysym, character: character))
       }
     }
     return plainKeys
   }
 
-  /// The plain key `code` is now: no modifier in effect, no dead key pending.
+  private static func plainIndex(group: Int, numLock: Bool, code: UInt16) -> Int {
+    (group * 2 + (numLock ? 1 : 0)) * 256 + Int(code)
+  }
+
+  /// The plain key `code` is now: no modifier in effect but Num Lock, no
+  /// dead key pending.
   private func plainKey(_ code: UInt16) -> PlainKey? {
-    guard code < 256, state.effectiveModifiers == 0, !state.isComposing else { return nil }
-    return plainKeys[state.effectiveGroup * 256 + Int(code)]
+    let modifiers = state.effectiveModifiers
+    guard code < 256, modifiers & ~numLockMask == 0, !state.isComposing else { return nil }
+    return plainKeys[Self.plainIndex(group: state.effectiveGroup, numLock: modifiers != 0, code: code)]
   }
 
   /// Applies one event and returns its edit. A repeat is taken as a second
@@ -133,7 +149,8 @@ public final class KeystrokeDecoder {
     switch state.compose(keysym) {
     case .composing, .cancelled: return .none
     case .composed(let character):
-      return Unicode.Scalar(character).map(TextEdit.insert) ?? .none
+      // 0: the sequence typed text of several characters.
+      return character == 0 ? .unknown : Unicode.Scalar(character).map(TextEdit.insert) ?? .unknown
     case .passThrough: break
     }
     return Self.edit(keysym: keysym, character: state.character(code))
@@ -186,14 +203,34 @@ extension KeystrokeDecoder {
 
   /// Starts over from a fresh state with `down` keys held, for a decoder
   /// that was not fed for a while (the engine skips decoding when nothing
-  /// needs the text). The locks stay; the group is `group`, or stays.
-  func resynchronize(down: [Bool], group: Int? = nil) {
-    let locked = state.lockedModifiers
+  /// needs the text). The group is `group` and the locked modifiers
+  /// `locked`, or they stay.
+  func resynchronize(down: [Bool], group: Int? = nil, locked: UInt32? = nil) {
+    let locked = locked ?? state.lockedModifiers
     let lockedGroup = group ?? state.effectiveGroup
     state = XKBState(keymap: state.keymap)
     state.lockGroup(lockedGroup, lockedModifiers: locked)
     for code in 0..<down.count where down[code] { state.update(UInt16(code), down: true) }
   }
+
+  /// Turns Num Lock or Caps Lock on or off as the keyboard's LED shows it
+  /// (the desktop's state, which may have been set before vkbd saw a key),
+  /// with `down` keys held.
+  func indicate(_ lock: LockIndicator, on: Bool, down: [Bool]) {
+    let mask = lock == .numLock ? numLockMask : capsLockMask
+    let locked = state.lockedModifiers
+    let wanted = on ? locked | mask : locked & ~mask
+    if wanted != locked { resynchronize(down: down, locked: wanted) }
+  }
+
+  /// Starts over with nothing held and nothing locked but Num Lock when
+  /// `numLock`, in `group`.
+  public func reset(group: Int, numLock: Bool) {
+    resynchronize(down: [], group: group, locked: numLock ? numLockMask : 0)
+  }
+
+  /// Whether Num Lock is on: the keypad types digits.
+  var isNumLocked: Bool { state.lockedModifiers & numLockMask != 0 }
 
   /// Whether Control, Alt or Super is in effect: the next key is a shortcut.
   var hasShortcutModifiers: Bool { state.effectiveModifiers & shortcutModifiers != 0 }

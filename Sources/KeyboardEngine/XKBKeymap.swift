@@ -70,12 +70,11 @@ public struct LayoutError: Error, Equatable, CustomStringConvertible {
 final class XKBKeymap {
   let context: OpaquePointer
   let keymap: OpaquePointer
+  /// The compose table, when a key of the keymap types a keysym it knows.
   let composeTable: OpaquePointer?
 
-  /// Compiles the keymap (`xkb_keymap_new_from_names`) and, when a key of it
-  /// can start a compose sequence, loads the compose table of the en_US.UTF-8
-  /// locale (`xkb_compose_table_new_from_locale`), the one every UTF-8
-  /// desktop locale shares for dead keys.
+  /// Compiles the keymap (`xkb_keymap_new_from_names`), and takes the
+  /// compose table when a keysym of it starts a sequence or is one.
   init(names: LayoutNames) throws(LayoutError) {
     guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
       throw LayoutError(names: names)
@@ -100,23 +99,41 @@ final class XKBKeymap {
     }
     self.context = context
     self.keymap = keymap
-    self.composeTable =
-      Self.startsComposeSequences(keymap)
-      ? xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
-        ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
-      : nil
+    self.composeTable = Self.usesCompose(keymap) ? Self.localeComposeTable : nil
   }
 
-  /// Whether a key types a dead key or Multi_key (Compose), with which every
-  /// compose sequence starts. Without one the table, whose parsing costs as
-  /// much as compiling the keymap, would never be used.
-  private static func startsComposeSequences(_ keymap: OpaquePointer) -> Bool {
+  /// The compose table of the en_US.UTF-8 locale
+  /// (`xkb_compose_table_new_from_locale`), the one every UTF-8 desktop
+  /// locale shares for dead keys and the Compose key, read once for every
+  /// keymap (its parsing costs as much as compiling a keymap); nil when
+  /// the system has none.
+  nonisolated(unsafe) private static let localeComposeTable: OpaquePointer? = {
+    guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else { return nil }
+    defer { xkb_context_unref(context) }
+    xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
+    return xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
+      ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
+  }()
+
+  /// Whether a key types a keysym the compose table knows: a dead key or
+  /// Multi_key, which start sequences, or a keysym that is a sequence of
+  /// its own (the Arabic lam-alef ligatures type two letters). Without one
+  /// the table would never change what a key types.
+  private static func usesCompose(_ keymap: OpaquePointer) -> Bool {
+    guard let table = localeComposeTable else { return false }
+    let compose = XKBReferences.withLock { xkb_compose_state_new(table, XKB_COMPOSE_STATE_NO_FLAGS) }
+    guard let compose else { return false }
+    defer { XKBReferences.withLock { xkb_compose_state_unref(compose) } }
     for code in xkb_keymap_min_keycode(keymap)...xkb_keymap_max_keycode(keymap) {
       for layout in 0..<xkb_keymap_num_layouts_for_key(keymap, code) {
         for level in 0..<xkb_keymap_num_levels_for_key(keymap, code, layout) {
           var symbols: UnsafePointer<xkb_keysym_t>?
           let count = Int(xkb_keymap_key_get_syms_by_level(keymap, code, layout, level, &symbols))
-          for index in 0..<count where isDeadKey(symbols![index]) || symbols![index] == multiKey { return true }
+          for index in 0..<count {
+            xkb_compose_state_reset(compose)
+            xkb_compose_state_feed(compose, symbols![index])
+            if xkb_compose_state_get_status(compose) != XKB_COMPOSE_NOTHING { return true }
+          }
         }
       }
     }
@@ -130,7 +147,6 @@ final class XKBKeymap {
   static let multiKey: xkb_keysym_t = 0xff20
 
   deinit {
-    if let composeTable { xkb_compose_table_unref(composeTable) }
     xkb_keymap_unref(keymap)
     xkb_context_unref(context)
   }
@@ -148,7 +164,7 @@ final class XKBKeymap {
 /// libxkbcommon counts references to a keymap and a compose table without
 /// atomics (its issue #300), and a ``Layout`` may serve engines on several
 /// threads: states are made and freed under this lock. Keys never take it.
-private enum XKBReferences {
+enum XKBReferences {
   nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
     let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     pthread_mutex_init(lock, nil)
@@ -238,7 +254,7 @@ final class XKBState {
     case passThrough
     /// A dead key or the middle of a sequence: nothing typed yet.
     case composing
-    /// The sequence finished and typed this character (0 if none).
+    /// The sequence finished and typed this character (0: text of several).
     case composed(UInt32)
     /// The sequence was broken: nothing typed.
     case cancelled
@@ -258,7 +274,7 @@ final class XKBState {
       isComposing = true
       return .composing
     case XKB_COMPOSE_COMPOSED:
-      let result = xkb_keysym_to_utf32(xkb_compose_state_get_one_sym(compose))
+      let result = Self.composedCharacter(compose)
       xkb_compose_state_reset(compose)
       return .composed(result)
     case XKB_COMPOSE_CANCELLED:
@@ -266,6 +282,23 @@ final class XKBState {
       return .cancelled
     default:
       return .passThrough
+    }
+  }
+
+  /// The one character a finished sequence typed: its keysym's, or its text
+  /// when that is a single character (a sequence may give text and no
+  /// keysym); 0 otherwise.
+  static func composedCharacter(_ compose: OpaquePointer) -> UInt32 {
+    let character = xkb_keysym_to_utf32(xkb_compose_state_get_one_sym(compose))
+    if character != 0 { return character }
+    var buffer: (UInt64, UInt64) = (0, 0)
+    return withUnsafeMutableBytes(of: &buffer) { bytes in
+      let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+      let length = Int(xkb_compose_state_get_utf8(compose, base, bytes.count))
+      guard length > 0, length < bytes.count else { return 0 }
+      let scalars = String(decoding: UnsafeRawBufferPointer(start: bytes.baseAddress, count: length), as: UTF8.self)
+        .unicodeScalars
+      return scalars.count == 1 ? scalars.first!.value : 0
     }
   }
 

@@ -1,25 +1,13 @@
 import CEvdev
+import TestSupport
 import Testing
 
 @testable import KeyboardEngine
 
 @Suite struct LayoutTests {
-  /// Replays a typing on a fresh decoder, switching group as a typist would,
-  /// and returns the edits the strokes made.
-  func edits(typing: Typing, on layout: Layout) -> [TextEdit] {
-    let decoder = KeystrokeDecoder(layout: layout)
-    var edits: [TextEdit] = []
-    for stroke in typing.strokes {
-      while decoder.group != stroke.group, let chord = layout.nextGroupChord {
-        for key in chord { _ = decoder.feed(code: key, value: .down) }
-        for key in chord.reversed() { _ = decoder.feed(code: key, value: .up) }
-      }
-      for modifier in stroke.modifiers { _ = decoder.feed(code: modifier, value: .down) }
-      edits.append(decoder.feed(code: stroke.key, value: .down))
-      _ = decoder.feed(code: stroke.key, value: .up)
-      for modifier in stroke.modifiers.reversed() { _ = decoder.feed(code: modifier, value: .up) }
-    }
-    return edits.filter { $0 != .none }
+  /// The edits a typing makes on a fresh decoder.
+  func edits(typing: Typing, on layout: Layout, numLock: Bool = false) -> [TextEdit] {
+    replayedEdits(typing, on: layout, decoder: KeystrokeDecoder(layout: layout), numLock: numLock)
   }
 
   // hu, mt, bg, fr(bepo) and us(colemak_dh_iso) have a letter on the ISO
@@ -77,6 +65,61 @@ import Testing
     #expect(neo.typeableCharacters().count > 600)
   }
 
+  @Test func theKeypadTypesByNumLockAsItsLEDShows() {
+    let decoder = KeystrokeDecoder(layout: Layouts.us)
+    decoder.indicate(.numLock, on: true, down: [])
+    #expect(decoder.isNumLocked)
+    #expect(decoder.feed(code: UInt16(KEY_KP1), value: .down) == .insert("1"))
+    _ = decoder.feed(code: UInt16(KEY_KP1), value: .up)
+    decoder.indicate(.numLock, on: false, down: [])
+    #expect(decoder.feed(code: UInt16(KEY_KP1), value: .down) == .move(.end))
+  }
+
+  @Test func neosCharactersAreTypedForTheNumLockStateInEffect() throws {
+    // Num Lock chooses levels of Neo's main keys too: some characters take
+    // other strokes with it on, and the strokes for it off type something
+    // else then.
+    let neo = Layouts.named("de(neo)")
+    let differing = neo.typeableCharacters().filter { neo.typing(of: $0, numLock: true) != neo.typing(of: $0) }
+    #expect(!differing.isEmpty)
+    var wrongInTheOtherState = 0
+    for character in differing {
+      if let on = neo.typing(of: character, numLock: true) {
+        #expect(edits(typing: on, on: neo, numLock: true) == [.insert(character)], "\(character)")
+      }
+      let off = try #require(neo.typing(of: character))
+      #expect(edits(typing: off, on: neo) == [.insert(character)], "\(character)")
+      if edits(typing: off, on: neo, numLock: true) != [.insert(character)] { wrongInTheOtherState += 1 }
+    }
+    #expect(wrongInTheOtherState > 0)
+  }
+
+  @Test func aCharacterOnlyTheComposeKeyReachesIsTypedWithIt() throws {
+    let layout = try Layout(names: LayoutNames(layout: "us", options: "compose:ralt"))
+    let copyright = try #require(layout.typing(of: "©"))
+    #expect(copyright.prefix.first?.key == KeyCode.rightAlt)
+    #expect(copyright.strokes.count == 3)
+    #expect(edits(typing: copyright, on: layout) == [.insert("©")])
+    // A single stroke still wins where there is one.
+    #expect(layout.typing(of: "c")?.prefix == [])
+    let characters = layout.typeableCharacters()
+    #expect(characters.count > 700, "\(characters.count) characters")
+    for character in characters {
+      let typing = try #require(layout.typing(of: character))
+      #expect(edits(typing: typing, on: layout) == [.insert(character)], "\(character)")
+    }
+  }
+
+  @Test func aKeysymTheComposeFileTurnsIntoTwoLettersIsNoStrokeForItself() throws {
+    // ara's key B types the keysym of the lam-alef ligature; applications
+    // make it the two letters lam and alef, which the decoder cannot name.
+    let arabic = Layouts.named("ara")
+    #expect(arabic.typing(of: "\u{FEFB}") == nil)
+    #expect(arabic.typing(of: "\u{0644}") != nil)  // lam, on its own key
+    let decoder = KeystrokeDecoder(layout: arabic)
+    #expect(decoder.feed(code: UInt16(KEY_B), value: .down) == .unknown)
+  }
+
   @Test func lettersLandOnTheirLayoutsKeys() throws {
     // AZERTY's a is on the QWERTY q key; Dvorak's s is on the QWERTY semicolon key; German z is on y.
     #expect(Layouts.fr.typing(of: "a")?.stroke.key == UInt16(KEY_Q))
@@ -88,7 +131,7 @@ import Testing
 
   @Test func aCharacterOnlyADeadKeyReachesIsTypedAsTheSequence() throws {
     let typing = try #require(Layouts.de.typing(of: "ê"))
-    #expect(typing.deadKey?.key == UInt16(KEY_GRAVE))  // de: dead_circumflex left of 1
+    #expect(typing.prefix.map(\.key) == [UInt16(KEY_GRAVE)])  // de: dead_circumflex left of 1
     #expect(typing.stroke.key == UInt16(KEY_E))
     #expect(edits(typing: typing, on: Layouts.de) == [.insert("ê")])
   }
@@ -100,9 +143,10 @@ import Testing
     #expect(decoder.feed(code: UInt16(KEY_E), value: .down) == .insert("ê"))
   }
 
-  @Test func theComposeTableIsLoadedOnlyWhenAKeyStartsASequence() throws {
+  @Test func theComposeTableIsTakenOnlyWhenAKeysymIsInIt() throws {
     #expect(Layouts.us.keymap.composeTable == nil)
     #expect(Layouts.de.keymap.composeTable != nil)  // its dead keys
+    #expect(Layouts.named("ara").keymap.composeTable != nil)  // the lam-alef keysyms
     let composeKey = try Layout(names: LayoutNames(layout: "us", options: "compose:ralt"))
     #expect(composeKey.keymap.composeTable != nil)  // Multi_key on right Alt
     let decoder = KeystrokeDecoder(layout: composeKey)

@@ -27,3 +27,23 @@ public func randomSnippets(_ count: Int, seed: UInt64 = 1) -> SnippetMatcher {
       return Snippet(trigger: ";" + trigger, replace: "snippet \(index)")
     })
 }
+
+/// The edits `typing`'s strokes make on `decoder`, started afresh in `group`
+/// with Num Lock on or off, switching group as a typist would.
+public func replayedEdits(
+  _ typing: Typing, on layout: Layout, decoder: KeystrokeDecoder, group: Int = 0, numLock: Bool = false
+) -> [TextEdit] {
+  decoder.reset(group: group, numLock: numLock)
+  var edits: [TextEdit] = []
+  for stroke in typing.strokes {
+    while decoder.group != stroke.group, let chord = layout.nextGroupChord {
+      for key in chord { _ = decoder.feed(code: key, value: .down) }
+      for key in chord.reversed() { _ = decoder.feed(code: key, value: .up) }
+    }
+    for modifier in stroke.modifiers { _ = decoder.feed(code: modifier, value: .down) }
+    edits.append(decoder.feed(code: stroke.key, value: .down))
+    _ = decoder.feed(code: stroke.key, value: .up)
+    for modifier in stroke.modifiers.reversed() { _ = decoder.feed(code: modifier, value: .up) }
+  }
+  return edits.filter { $0 != .none }
+}

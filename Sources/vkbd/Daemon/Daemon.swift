@@ -198,6 +198,11 @@ final class Daemon {
     case Token.keyboard:
       keyboard.readLEDs { code, on in
         for source in devices.grabbed { source.device.setLED(code, on: on) }
+        switch Int32(code) {
+        case LED_NUML: engine.indicatorChanged(.numLock, on: on)
+        case LED_CAPSL: engine.indicatorChanged(.capsLock, on: on)
+        default: break
+        }
       }
     case Token.seat:
       seatChanged()
