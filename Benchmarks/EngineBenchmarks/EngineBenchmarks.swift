@@ -34,6 +34,17 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("one 2000-character expansion", configuration: .init(scalingFactor: .one)) { benchmark in
     Feeder.named("expansion") { Feeder(expansion: 2000) }.expandOnce()
   }
+  // Load-time work: a keymap compiled and its tables built, at start and
+  // whenever the desktop's layout changes.
+  for (name, names) in [
+    ("us", LayoutNames(layout: "us")), ("de", LayoutNames(layout: "de")),
+    ("de(neo)", LayoutNames(layout: "de", variant: "neo")),
+    ("us with a Compose key", LayoutNames(layout: "us", options: "compose:ralt")),
+  ] {
+    Benchmark("layout \(name) compiled", configuration: .init(scalingFactor: .one, maxIterations: 20)) { benchmark in
+      for _ in benchmark.scaledIterations { blackHole(try! Layout(names: names)) }
+    }
+  }
 }
 
 /// An engine fed an endless stream of key events on a virtual clock.

@@ -50,19 +50,22 @@ def as_user(command, env):
 
 
 class Desktop:
-    """udevd, seatd and sway (keyboard layout `layout`) with foot running
-    `cat > FILE`, and the other `programs` the sway config starts; it is up
-    when every file of `ready` exists."""
+    """udevd, seatd and sway (keyboard layout `layout`, and the other
+    `input` settings) with foot running `cat > FILE`, and the other
+    `programs` the sway config starts; it is up when every file of `ready`
+    exists."""
 
-    def __init__(self, layout="de", programs=(), ready=(FILE,)):
+    def __init__(self, layout="de", programs=(), ready=(FILE,), input=()):
         self.processes = []
         os.makedirs(DESKTOP + "/runtime", exist_ok=True)
         for path in (DESKTOP, DESKTOP + "/runtime"):
             os.chown(path, USER, USER)
             os.chmod(path, 0o700)
         with open(DESKTOP + "/sway.conf", "w") as config:
-            config.write("input * xkb_layout %s\n"
-                         "exec foot -e sh -c 'cat > %s'\n" % (layout, FILE))
+            config.write("input * xkb_layout %s\n" % layout)
+            for setting in input:
+                config.write("input * %s\n" % setting)
+            config.write("exec foot -e sh -c 'cat > %s'\n" % FILE)
             for program in programs:
                 config.write("exec %s\n" % program)
         os.environ["SYSTEMD_IGNORE_CHROOT"] = "1"
@@ -78,7 +81,7 @@ class Desktop:
         os.chown("/run/seatd.sock", USER, USER)  # (seatd -u/-g take names; uid 1000 may have none)
         self.env = ["XDG_RUNTIME_DIR=%s/runtime" % DESKTOP, "HOME=" + DESKTOP, "PATH=/usr/bin:/bin",
                     "WLR_BACKENDS=headless,libinput", "WLR_RENDERER=pixman", "LIBSEAT_BACKEND=seatd",
-                    "XDG_CONFIG_HOME=%s/config" % DESKTOP]
+                    "XDG_CONFIG_HOME=%s/config" % DESKTOP, "LANG=C.UTF-8"]
         self.start(as_user(["sway", "-c", DESKTOP + "/sway.conf"], self.env))
         deadline = time.time() + 240
         while not all(os.path.exists(path) for path in ready):
@@ -216,6 +219,43 @@ matches:
             print("  Backspace held 3.5 s: %d characters one by one, then words of %s characters; "
                   "k held 1.5 s repeated by sway to %d; %.0f s in all" % (
                       sizes.count(1), [size for size in sizes if size > 1], len(repeated), time.time() - began))
+        finally:
+            desktop.close()
+            daemon.stop(signal.SIGTERM)
+
+
+def test_locks_set_before_vkbd_saw_a_key_third_levels_and_compose_under_sway():
+    """sway turns Caps Lock and Num Lock on when it takes the virtual
+    keyboard (its LEDs tell vkbd); us(dvorak) reaches its third level only
+    through the keymap's Level 3 key, and compose:ralt makes right Alt the
+    Compose key, with which the rest is typed."""
+    config = """
+layout:
+  layout: us
+  variant: dvorak
+  options: compose:ralt
+matches:
+  - trigger: ";;1"
+    replace: "mixed Case ¦ · © ½ ß"
+"""
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        desktop = Desktop(layout="us", input=("xkb_variant dvorak", "xkb_options compose:ralt",
+                                              "xkb_capslock enabled", "xkb_numlock enabled"))
+        try:
+            # Dvorak's ; is on the Z key; Caps Lock leaves ; and 1 alone.
+            for key in (e.KEY_Z, e.KEY_Z, e.KEY_1, e.KEY_ENTER):
+                source.tap(key)
+                time.sleep(0.09)
+            # Without the LED the daemon would type with Caps Lock on:
+            # "MIXED cASE".
+            line = wait_for_lines(desktop, 1)
+            assert line == "mixed Case ¦ · © ½ ß", desktop.lines()
+            level3 = sum(1 for (code, value, _) in reader.events if code == 84 and value == 1)
+            compose = sum(1 for (code, value, _) in reader.events if code == e.KEY_RIGHTALT and value == 1)
+            assert level3 >= 2 and compose >= 3, (level3, compose)
+            print("  FILE: %r; the Level 3 key pressed %d times, Compose %d times" % (line, level3, compose))
         finally:
             desktop.close()
             daemon.stop(signal.SIGTERM)

@@ -110,6 +110,20 @@ import Testing
     }
   }
 
+  @Test func levelsWithoutAnAltGrAreTypedWithTheLevel3KeyAndTheComposeKeyReachesTheRest() throws {
+    // us(dvorak) has a third level but no key for it on a PC keyboard, and
+    // with compose:ralt right Alt is Compose: the keymap's own Level 3 key
+    // (KEY 84, <LVL3>, which only a virtual keyboard has) reaches the level.
+    let layout = try Layout(names: LayoutNames(layout: "us", variant: "dvorak", options: "compose:ralt"))
+    let brokenBar = try #require(layout.typing(of: "¦"))
+    #expect(brokenBar.prefix == [] && brokenBar.stroke.modifiers.contains(84), "\(brokenBar)")
+    let copyright = try #require(layout.typing(of: "©"))
+    #expect(copyright.prefix.first == Stroke(key: KeyCode.rightAlt), "\(copyright)")
+    for (character, typing) in [("¦", brokenBar), ("©", copyright)] as [(Unicode.Scalar, Typing)] {
+      #expect(edits(typing: typing, on: layout) == [.insert(character)])
+    }
+  }
+
   @Test func aKeysymTheComposeFileTurnsIntoTwoLettersIsNoStrokeForItself() throws {
     // ara's key B types the keysym of the lam-alef ligature; applications
     // make it the two letters lam and alef, which the decoder cannot name.
