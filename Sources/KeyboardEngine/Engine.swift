@@ -542,7 +542,7 @@ public final class Engine {
         ?? AutoCapitalization.isDue(
           in: text, capitalizeAfterReset: configuration.capitalizeAfterReset,
           capitalizeFieldStart: configuration.capitalizeFieldStart),
-      let capital = layout.capitalStroke(of: letter, in: decoder.group)
+      let capital = layout.capitalStroke(of: letter, in: decoder.group, numLock: decoder.isNumLocked)
     else { return false }
     if autoCapitalization.isUndone(letter) { return false }
     var index = 0

@@ -230,7 +230,7 @@ extension KeystrokeDecoder {
   }
 
   /// Whether Num Lock is on: the keypad types digits.
-  var isNumLocked: Bool { state.lockedModifiers & numLockMask != 0 }
+  var isNumLocked: Bool { state.effectiveModifiers & numLockMask != 0 }
 
   /// Whether Control, Alt or Super is in effect: the next key is a shortcut.
   var hasShortcutModifiers: Bool { state.effectiveModifiers & shortcutModifiers != 0 }

@@ -101,8 +101,8 @@ public final class Layout {
   /// With a group-switch chord, for each Num Lock state: the best way over
   /// all groups, for the characters the group in effect lacks.
   private var anyGroupTypings: [[UInt32: Typing]] = [[:], [:]]
-  /// For each group and lowercase letter with a one-stroke capital in that
-  /// group: the capital's stroke, keyed by ``key(_:_:)``.
+  /// For each group, Num Lock state and lowercase letter with a one-stroke
+  /// capital there: the capital's stroke, keyed by ``key(_:_:)``.
   private var capitals: [UInt32: Stroke] = [:]
   /// The chord that moves to the next group, for keymaps with several groups
   /// and an XKB option (`grp:…`) that defines one; nil otherwise.
@@ -135,9 +135,10 @@ public final class Layout {
   }
 
   /// The stroke that types the capital of the lowercase letter `letter` in
-  /// `group`, nil when the capital needs more than one stroke or is not there.
-  public func capitalStroke(of letter: Unicode.Scalar, in group: Int = 0) -> Stroke? {
-    capitals[Self.key(slot(group, false), letter.value)]
+  /// `group` with Num Lock on or off, nil when the capital needs more than
+  /// one stroke or is not there.
+  public func capitalStroke(of letter: Unicode.Scalar, in group: Int = 0, numLock: Bool = false) -> Stroke? {
+    capitals[Self.key(slot(group, numLock), letter.value)]
   }
 
   /// Every character the layout can type with `group` in effect and Num
@@ -363,9 +364,9 @@ public final class Layout {
     for (slot, typings) in slotTypings.enumerated() {
       for (value, typing) in typings {
         self.typings[Self.key(slot, value)] = typing
-        guard slot % 2 == 0, typing.prefix.isEmpty, let letter = Unicode.Scalar(value),
-          letter.properties.isLowercase
-        else { continue }
+        guard typing.prefix.isEmpty, let letter = Unicode.Scalar(value), letter.properties.isLowercase else {
+          continue
+        }
         let upper = letter.properties.uppercaseMapping.unicodeScalars
         guard upper.count == 1, let capital = upper.first, capital != letter,
           let capitalTyping = typings[capital.value], capitalTyping.prefix.isEmpty

@@ -92,6 +92,14 @@ import Testing
       if edits(typing: off, on: neo, numLock: true) != [.insert(character)] { wrongInTheOtherState += 1 }
     }
     #expect(wrongInTheOtherState > 0)
+    // Auto-capitalization's capitals, in either state.
+    for numLock in [false, true] {
+      for letter in "aäbcsxyz".unicodeScalars {
+        let capital = try #require(neo.capitalStroke(of: letter, numLock: numLock), "\(letter)")
+        let upper = letter.properties.uppercaseMapping.unicodeScalars.first!
+        #expect(edits(typing: Typing(stroke: capital), on: neo, numLock: numLock) == [.insert(upper)], "\(letter)")
+      }
+    }
   }
 
   @Test func aCharacterOnlyTheComposeKeyReachesIsTypedWithIt() throws {
