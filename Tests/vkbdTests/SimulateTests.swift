@@ -92,6 +92,18 @@ import Testing
     #expect(result.output == "Grüße, Straße!")
   }
 
+  // The layouts whose ISO key, level keys and Compose keys issue 18 was
+  // about, typed by the binary with its default config (aids on).
+  @Test(arguments: [
+    ("hu", "Árvíztűrő tükörfúrógép, í"), ("mt", "Ħażż, żebbuġ"), ("bg", "Ѝ, ѝ"),
+    ("fr(bepo)", "Ça, ê « œ » ù"), ("de(neo)", "Neo: ſ ẞ → ½ ¿ „x“"), ("mao", "Āe, ō ū"),
+    ("us(colemak_dh_iso)", "Zebra, zoo"),
+  ])
+  func theBinaryTypesEveryLevelOfTheLayout(layout: String, text: String) throws {
+    let result = try VKBDBinary.run(["simulate", "--layout", layout], input: "type \(text)\n")
+    #expect(result.status == 0 && result.output == text, "\(result)")
+  }
+
   @Test func theBinaryExits65OnABadScriptLine() throws {
     let result = try VKBDBinary.run(["simulate", "--layout", "us"], input: "type ok\nbogus\n")
     #expect(result.status == 65)
