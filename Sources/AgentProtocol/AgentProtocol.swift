@@ -131,10 +131,13 @@ public struct LayoutReport: Equatable, Sendable {
   public var options: String
   /// The group in effect, 0 first.
   public var group: Int
+  /// The session's locale for characters (`LC_CTYPE`, as `pt_BR.UTF-8`),
+  /// whose Compose file its applications read; empty when unknown.
+  public var locale: String
 
   public init(
     source: String, rules: String = "evdev", model: String = "pc105", layout: String, variant: String = "",
-    options: String = "", group: Int = 0
+    options: String = "", group: Int = 0, locale: String = ""
   ) {
     self.source = source
     self.rules = rules
@@ -143,10 +146,18 @@ public struct LayoutReport: Equatable, Sendable {
     self.variant = variant
     self.options = options
     self.group = group
+    self.locale = locale
   }
 }
 
 extension LayoutReport {
+  /// Whether `text` may be sent as a locale: 1 to 64 letters, digits and
+  /// `.+-_@` (`pt_BR.UTF-8`, `sr_RS.UTF-8@latin`).
+  public static func isLocaleName(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 64
+      && text.utf8.allSatisfy { MessageFields.wordBytes.contains($0) || $0 == UInt8(ascii: "@") }
+  }
+
   /// Whether the daemon takes it: its names are XKB names, it names one
   /// to four layouts and its group is one of them. A report it refuses
   /// would end the agent's connection.
@@ -205,6 +216,7 @@ public enum AgentMessage: Equatable, Sendable {
         ("model", .string(layout.model)), ("layout", .string(layout.layout)), ("variant", .string(layout.variant)),
         ("options", .string(layout.options)), ("group", .integer(Int64(layout.group))),
       ]
+      if !layout.locale.isEmpty { fields.append(("locale", .string(layout.locale))) }
     case .value(let answer):
       fields += [("type", .string("value")), ("id", .integer(Int64(answer.id)))]
       switch answer.result {
@@ -268,6 +280,12 @@ public enum AgentMessage: Equatable, Sendable {
         throw AgentProtocolError("field 'group' must be 0 to \(groups - 1) for \(groups) layouts")
       }
       layout.group = Int(group)
+      if let locale = try message.optionalString("locale", limit: 64) {
+        guard LayoutReport.isLocaleName(locale) else {
+          throw AgentProtocolError("field 'locale' must be 1 to 64 letters, digits and .+-_@")
+        }
+        layout.locale = locale
+      }
       self = .layout(layout)
     case "value":
       let id = try message.identifier()
@@ -418,7 +436,7 @@ private struct MessageFields {
     return text
   }
 
-  private static let wordBytes = Set(
+  static let wordBytes = Set(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.+-_".utf8)
 
   /// An absolute path of at most 4096 bytes, with no `..` in it.

@@ -8,17 +8,22 @@ public struct LayoutNames: Hashable, Sendable, CustomStringConvertible {
   public var layout: String
   public var variant: String
   public var options: String
+  /// The locale whose Compose file applications read for dead keys and the
+  /// Compose key (`pt_BR.UTF-8`: a dead acute and c make ç there); empty
+  /// for that of en_US.UTF-8, which most UTF-8 locales share.
+  public var locale: String
 
   /// Makes names; the defaults are those of a PC keyboard with the US layout.
   public init(
     rules: String = "evdev", model: String = "pc105", layout: String = "us",
-    variant: String = "", options: String = ""
+    variant: String = "", options: String = "", locale: String = ""
   ) {
     self.rules = rules
     self.model = model
     self.layout = layout
     self.variant = variant
     self.options = options
+    self.locale = locale
   }
 
   /// Reads `layout` or `layout(variant)`, several joined by commas:
@@ -46,14 +51,15 @@ public struct LayoutNames: Hashable, Sendable, CustomStringConvertible {
       options: options)
   }
 
-  /// `layout(variant)` form, with options after a slash when there are any.
+  /// `layout(variant)` form, with the options in brackets and the locale
+  /// after them when there are any.
   public var description: String {
     let layouts = layout.split(separator: ",", omittingEmptySubsequences: false)
     let variants = variant.split(separator: ",", omittingEmptySubsequences: false)
     let named = layouts.enumerated().map { index, name in
       index < variants.count && !variants[index].isEmpty ? "\(name)(\(variants[index]))" : String(name)
     }.joined(separator: ",")
-    return options.isEmpty ? named : "\(named) [\(options)]"
+    return named + (options.isEmpty ? "" : " [\(options)]") + (locale.isEmpty ? "" : " \(locale)")
   }
 }
 
@@ -99,28 +105,42 @@ final class XKBKeymap {
     }
     self.context = context
     self.keymap = keymap
-    self.composeTable = Self.usesCompose(keymap) ? Self.localeComposeTable : nil
+    let table = Self.composeTable(locale: names.locale)
+    self.composeTable = table.flatMap { Self.usesCompose(keymap, table: $0) ? $0 : nil }
   }
 
-  /// The compose table of the en_US.UTF-8 locale
-  /// (`xkb_compose_table_new_from_locale`), the one every UTF-8 desktop
-  /// locale shares for dead keys and the Compose key, read once for every
-  /// keymap (its parsing costs as much as compiling a keymap); nil when
-  /// the system has none.
-  nonisolated(unsafe) private static let localeComposeTable: OpaquePointer? = {
-    guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else { return nil }
-    defer { xkb_context_unref(context) }
-    xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
-    return xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
-      ?? xkb_compose_table_new_from_locale(context, "C", XKB_COMPOSE_COMPILE_NO_FLAGS)
-  }()
+  /// The compose tables read so far, by locale: each is read once for
+  /// every keymap (its parsing costs as much as compiling a keymap), and
+  /// kept.
+  nonisolated(unsafe) private static var composeTables: [String: OpaquePointer?] = [:]
 
-  /// Whether a key types a keysym the compose table knows: a dead key or
-  /// Multi_key, which start sequences, or a keysym that is a sequence of
-  /// its own (the Arabic lam-alef ligatures type two letters). Without one
-  /// the table would never change what a key types.
-  private static func usesCompose(_ keymap: OpaquePointer) -> Bool {
-    guard let table = localeComposeTable else { return false }
+  /// The compose table of `locale` (`xkb_compose_table_new_from_locale`),
+  /// or of en_US.UTF-8 when it is empty or has none; nil when the system
+  /// has neither.
+  private static func composeTable(locale: String) -> OpaquePointer? {
+    XKBReferences.withLock {
+      if let table = composeTables[locale] { return table }
+      let table: OpaquePointer? = {
+        guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else { return nil }
+        defer { xkb_context_unref(context) }
+        xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
+        for name in [locale, "en_US.UTF-8", "C"] where !name.isEmpty {
+          if let table = xkb_compose_table_new_from_locale(context, name, XKB_COMPOSE_COMPILE_NO_FLAGS) {
+            return table
+          }
+        }
+        return nil
+      }()
+      composeTables[locale] = table
+      return table
+    }
+  }
+
+  /// Whether a key types a keysym `table` knows: a dead key or Multi_key,
+  /// which start sequences, or a keysym that is a sequence of its own (the
+  /// Arabic lam-alef ligatures type two letters). Without one the table
+  /// would never change what a key types.
+  private static func usesCompose(_ keymap: OpaquePointer, table: OpaquePointer) -> Bool {
     let compose = XKBReferences.withLock { xkb_compose_state_new(table, XKB_COMPOSE_STATE_NO_FLAGS) }
     guard let compose else { return false }
     defer { XKBReferences.withLock { xkb_compose_state_unref(compose) } }

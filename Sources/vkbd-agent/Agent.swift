@@ -89,7 +89,12 @@ struct VKBDAgent: ParsableCommand {
     let fieldSource = openFieldSource(environment, focusSource: focusSource, logger: logger)
     fieldSource?.onField = { [print] field in print ? printed(.field(field)) : daemon.report(field) }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
-    layoutSource?.onLayout = { [print] layout in print ? printed(.layout(layout)) : daemon.report(layout) }
+    layoutSource?.onLayout = { [print] layout in
+      var layout = layout
+      // The daemon refuses a name it cannot take; the default serves then.
+      if layout.locale.isEmpty, LayoutReport.isLocaleName(environment.locale) { layout.locale = environment.locale }
+      print ? printed(.layout(layout)) : daemon.report(layout)
+    }
     logger.info(
       "sources",
       metadata: [
@@ -263,6 +268,9 @@ struct SessionEnvironment {
   var runtimeDirectory: String?
   /// `SWAYSOCK`: sway's IPC socket.
   var swaySocket: String?
+  /// The locale of characters (`LC_ALL`, else `LC_CTYPE`, else `LANG`),
+  /// whose Compose file the session's applications read; empty if unset.
+  var locale: String
 
   static var current: SessionEnvironment {
     func variable(_ name: String) -> String? {
@@ -273,7 +281,8 @@ struct SessionEnvironment {
     return SessionEnvironment(
       wayland: wayland != nil, x11: x11 != nil,
       desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
-      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"))
+      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"),
+      locale: variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? "")
   }
 }
 

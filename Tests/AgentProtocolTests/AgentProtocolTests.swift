@@ -15,6 +15,8 @@ import Testing
     .layout(
       LayoutReport(source: "sway", layout: "us,de", variant: ",nodeadkeys", options: "grp:alt_shift_toggle", group: 1)),
     .layout(LayoutReport(source: "x11", rules: "evdev", model: "pc104", layout: "fr", variant: "oss")),
+    .layout(LayoutReport(source: "x11", layout: "us", variant: "intl", locale: "pt_BR.UTF-8")),
+    .layout(LayoutReport(source: "kwin", layout: "rs", variant: "latin", locale: "sr_RS.UTF-8@latin")),
     .value(
       VariableAnswer(id: 3, result: .success(VariableValueText("  out\n", fields: [("name", "Ada"), ("x", "")])))),
     .value(VariableAnswer(id: 4, result: .failure(AgentProtocolError("bash exited with status 3")))),
@@ -118,6 +120,14 @@ import Testing
       "'group' must be 0 to 1"
     ),
     (#"{"version":1,"type":"layout","source":"sway","layout":"us","group":0}"#, "field 'rules' is missing"),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"us","variant":"","options":"","group":0,"locale":"../../etc"}"#,
+      "field 'locale' must be"
+    ),
+    (
+      #"{"version":1,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"us","variant":"","options":"","group":0,"locale":""}"#,
+      "field 'locale' must be"
+    ),
   ])
   func aBadMessageIsRefusedWithAReason(line: String, reason: String) {
     #expect {

@@ -267,7 +267,7 @@ import Testing
     let directory = "/tmp/vkbd-lock-test-\(getpid())"
     mkdir(directory, 0o700)
     let session = SessionEnvironment(
-      wayland: true, x11: false, desktops: [], display: "wayland-9", runtimeDirectory: directory)
+      wayland: true, x11: false, desktops: [], display: "wayland-9", runtimeDirectory: directory, locale: "")
     #expect(try SessionLock.take(for: session))
     #expect(try !SessionLock.take(for: session), "a second agent of the display is refused")
     var other = session

@@ -132,6 +132,26 @@ import Testing
     }
   }
 
+  @Test func theLocalesComposeFileDecidesWhatDeadKeysMake() throws {
+    // us(intl): a dead acute and c make ć in en_US.UTF-8's Compose file,
+    // ç in pt_BR.UTF-8's; the strokes follow, and every character of each
+    // round-trips.
+    for (locale, acuteC) in [("", "ć"), ("pt_BR.UTF-8", "ç")] as [(String, Unicode.Scalar)] {
+      let layout = try Layout(names: LayoutNames(layout: "us", variant: "intl", locale: locale))
+      let decoder = KeystrokeDecoder(layout: layout)
+      _ = decoder.feed(code: UInt16(KEY_APOSTROPHE), value: .down)
+      _ = decoder.feed(code: UInt16(KEY_APOSTROPHE), value: .up)
+      #expect(decoder.feed(code: UInt16(KEY_C), value: .down) == .insert(acuteC), "\(locale)")
+      for character in layout.typeableCharacters() {
+        let typing = try #require(layout.typing(of: character))
+        #expect(edits(typing: typing, on: layout) == [.insert(character)], "\(locale): \(character)")
+      }
+    }
+    // A locale without a Compose file of its own, or none known: en_US.UTF-8's.
+    let unknown = try Layout(names: LayoutNames(layout: "us", variant: "intl", locale: "xx_XX.UTF-8"))
+    #expect(unknown.typing(of: "ć")?.prefix.count == 1)
+  }
+
   @Test func aKeysymTheComposeFileTurnsIntoTwoLettersIsNoStrokeForItself() throws {
     // ara's key B types the keysym of the lam-alef ligature; applications
     // make it the two letters lam and alef, which the decoder cannot name.

@@ -44,12 +44,14 @@ import Testing
       static func < (a: Why, b: Why) -> Bool { a.rawValue < b.rawValue }
     }
 
-    /// The compose table applications read for a UTF-8 locale, loaded here
-    /// on its own.
-    nonisolated(unsafe) static let composeTable: OpaquePointer? = {
+    /// The compose table applications read in `locale` (en_US.UTF-8's
+    /// when empty), loaded here on its own.
+    static func composeTable(_ locale: String) -> OpaquePointer? {
       let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES)
-      return xkb_compose_table_new_from_locale(context, "en_US.UTF-8", XKB_COMPOSE_COMPILE_NO_FLAGS)
-    }()
+      return xkb_compose_table_new_from_locale(
+        context, locale.isEmpty ? "en_US.UTF-8" : locale, XKB_COMPOSE_COMPILE_NO_FLAGS)
+    }
+    nonisolated(unsafe) static let usTable = composeTable("")
 
     init(_ layout: Layout) {
       let map = layout.keymap.keymap
@@ -73,7 +75,8 @@ import Testing
       withoutLock = Array(repeating: [], count: groups)
       withNumLock = Array(repeating: [], count: groups)
       var why: [Unicode.Scalar: Why] = [:]
-      let compose = Self.composeTable.flatMap { xkb_compose_state_new($0, XKB_COMPOSE_STATE_NO_FLAGS) }
+      let table = layout.names.locale.isEmpty ? Self.usTable : Self.composeTable(layout.names.locale)
+      let compose = table.flatMap { xkb_compose_state_new($0, XKB_COMPOSE_STATE_NO_FLAGS) }
       defer { xkb_compose_state_unref(compose) }
       var masks = [xkb_mod_mask_t](repeating: 0, count: 32)
       let probe = xkb_state_new(map)
@@ -161,7 +164,7 @@ import Testing
 
   /// Keymaps that options change: several groups, each with the group
   /// switch an option defines; a Compose key; the keypad's layers; level
-  /// keys moved to other keys.
+  /// keys moved to other keys; locales with Compose files of their own.
   static let withOptions: [LayoutNames] = [
     LayoutNames(layout: "us,ru", options: "grp:alt_shift_toggle"),
     LayoutNames(layout: "us,de", options: "grp:win_space_toggle"),
@@ -174,6 +177,8 @@ import Testing
     LayoutNames(layout: "fr", options: "numpad:mac"),
     LayoutNames(layout: "us", variant: "intl", options: "lv3:caps_switch"),
     LayoutNames(layout: "de", options: "lv3:menu_switch,lv5:ralt_switch"),
+    LayoutNames(layout: "us", variant: "intl", locale: "pt_BR.UTF-8"),
+    LayoutNames(layout: "gr", variant: "polytonic", locale: "el_GR.UTF-8"),
   ]
 
   /// The characters some key reaches on a level, but no stroke without a

@@ -1,4 +1,5 @@
 import AgentProtocol
+import CEvdev
 import KeyboardEngine
 import Testing
 
@@ -116,6 +117,21 @@ import Testing
     #expect(forgotten && desktop.report == nil)
     let forgottenAgain = desktop.forget()
     #expect(!forgottenAgain)
+  }
+
+  @Test func theDesktopsLayoutTakesTheSessionsLocaleElseTheSystems() throws {
+    var desktop = DesktopLayout()
+    desktop.defaultLocale = "fi_FI.UTF-8"
+    let system = try desktop.take(LayoutReport(source: "test", layout: "us", variant: "intl"))
+    #expect(system.layout.names.locale == "fi_FI.UTF-8")
+    let session = try desktop.take(LayoutReport(source: "test", layout: "us", variant: "intl", locale: "pt_BR.UTF-8"))
+    #expect(session.layout.names.locale == "pt_BR.UTF-8")
+    #expect(session.layout !== system.layout)
+    // us(intl)'s dead acute and c: ç where pt_BR's Compose file says so.
+    let decoder = KeystrokeDecoder(layout: session.layout)
+    _ = decoder.feed(code: UInt16(KEY_APOSTROPHE), value: .down)
+    _ = decoder.feed(code: UInt16(KEY_APOSTROPHE), value: .up)
+    #expect(decoder.feed(code: UInt16(KEY_C), value: .down) == .insert("ç"))
   }
 
   @Test func theSimulateCommandTakesFieldLines() throws {

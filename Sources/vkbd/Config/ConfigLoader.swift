@@ -1,3 +1,4 @@
+import AgentProtocol
 import Glibc
 import KeyboardEngine
 
@@ -17,7 +18,7 @@ enum ConfigLoader {
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
   ]
-  static let layoutKeys = ["rules", "model", "layout", "variant", "options"]
+  static let layoutKeys = ["rules", "model", "layout", "variant", "options", "locale"]
   static let expansionKeys = ["burst_keys", "gap_ms", "variable_timeout_ms"]
   static let deviceKeys = ["include", "exclude"]
 
@@ -249,7 +250,7 @@ enum ConfigLoader {
 
   private static func readLayout(_ node: YAMLNode, reader: inout YAMLReader) -> Layout? {
     guard let entries = reader.entries(of: node, named: "layout", allowed: layoutKeys) else { return nil }
-    var names = LayoutNames()
+    var names = LayoutNames(locale: SystemLocale.name())
     for (key, value) in entries {
       guard let text = reader.string(value, key: "layout.\(key)") else { continue }
       switch key {
@@ -258,6 +259,12 @@ enum ConfigLoader {
       case "layout": names.layout = text
       case "variant": names.variant = text
       case "options": names.options = text
+      case "locale":
+        guard LayoutReport.isLocaleName(text) else {
+          reader.report("layout.locale must name a locale, as pt_BR.UTF-8", at: value)
+          continue
+        }
+        names.locale = text
       default: preconditionFailure("key \(key) is allowed but not read")
       }
     }

@@ -59,6 +59,7 @@ struct Configuration {
     #   layout: de
     #   variant: ""
     #   options: ""
+    #   locale: ""      # whose Compose file: the system's (/etc/default/locale)
     unicode_input: ctrl-shift-u
     newline: enter
     undo_backspace: true
@@ -141,8 +142,16 @@ struct Configuration {
     }
   }
 
-  /// The layout to use: the configured one, else the system's.
-  var resolvedLayout: LayoutNames { layout ?? SystemKeyboard.layoutNames() }
+  /// The layout to use: the configured one, else the system's, with the
+  /// system's locale.
+  var resolvedLayout: LayoutNames {
+    layout
+      ?? {
+        var names = SystemKeyboard.layoutNames()
+        names.locale = SystemLocale.name()
+        return names
+      }()
+  }
 
   /// The layout to run on: the configured one as checked, else the
   /// system's, compiled now.
@@ -224,13 +233,7 @@ enum SystemKeyboard {
   /// Reads `XKBLAYOUT="de"`-style lines; unknown lines are ignored.
   static func layoutNames(fromShellAssignments contents: String) -> LayoutNames {
     var names = LayoutNames()
-    for line in contents.split(separator: "\n") {
-      guard let equals = line.firstIndex(of: "=") else { continue }
-      let key = line[..<equals].trimmingSpaces
-      var value = line[line.index(after: equals)...].trimmingSpaces
-      if value.count >= 2, value.first == value.last, value.first == "\"" || value.first == "'" {
-        value = value.dropFirst().dropLast()
-      }
+    for (key, value) in shellAssignments(contents) {
       switch key {
       case "XKBMODEL": names.model = value.isEmpty ? names.model : String(value)
       case "XKBLAYOUT": names.layout = value.isEmpty ? names.layout : String(value)
@@ -240,6 +243,42 @@ enum SystemKeyboard {
       }
     }
     return names
+  }
+}
+
+/// The system's locale for characters, whose Compose file applications
+/// read: `LC_ALL`, else `LC_CTYPE`, else `LANG` of Debian's
+/// /etc/default/locale, else of systemd's /etc/locale.conf.
+enum SystemLocale {
+  static let paths = ["/etc/default/locale", "/etc/locale.conf"]
+
+  /// The locale the first file of ``paths`` that sets one names; empty
+  /// when none does (or names what no locale is called).
+  static func name(paths: [String] = SystemLocale.paths) -> String {
+    for path in paths {
+      guard let contents = try? readFile(path) else { continue }
+      let values = Dictionary(shellAssignments(contents), uniquingKeysWith: { _, last in last })
+      for key: Substring in ["LC_ALL", "LC_CTYPE", "LANG"] {
+        if let value = values[key], !value.isEmpty {
+          return LayoutReport.isLocaleName(String(value)) ? String(value) : ""
+        }
+      }
+    }
+    return ""
+  }
+}
+
+/// The `NAME=value` lines of a shell-style settings file, quotes taken off
+/// the values; other lines are left out.
+func shellAssignments(_ contents: String) -> [(key: Substring, value: Substring)] {
+  contents.split(separator: "\n").compactMap { line in
+    guard let equals = line.firstIndex(of: "=") else { return nil }
+    let key = line[..<equals].trimmingSpaces
+    var value = line[line.index(after: equals)...].trimmingSpaces
+    if value.count >= 2, value.first == value.last, value.first == "\"" || value.first == "'" {
+      value = value.dropFirst().dropLast()
+    }
+    return (key, value)
   }
 }
 

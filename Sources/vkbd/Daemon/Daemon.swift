@@ -93,6 +93,7 @@ final class Daemon {
       path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, logger: logger)
     self.control = control
     control.respond = { [unowned self] request in respond(to: request) }
+    desktop.defaultLocale = configuredLayout.names.locale
     try startAgents()
     askSession(from: engine)
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
@@ -349,6 +350,7 @@ final class Daemon {
     engine = newEngine
     askSession(from: engine)
     configuredLayout = newEngine.layout
+    desktop.defaultLocale = configuredLayout.names.locale
     context.apply(rules: appRules, global: configuration.engine, to: engine)
     let now = Instant(microseconds: monotonicMicroseconds())
     for source in devices.grabbed {

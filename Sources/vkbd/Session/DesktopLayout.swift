@@ -11,6 +11,8 @@ struct DesktopLayout {
 
   /// The report in force; nil while no agent reports one.
   private(set) var report: LayoutReport?
+  /// The locale of a report that names none: the system's.
+  var defaultLocale = ""
   private var cache: [(names: LayoutNames, layout: Layout)] = []
   /// Names that did not compile, so a repeated report is refused quietly.
   private var refused: Set<LayoutNames> = []
@@ -28,7 +30,7 @@ struct DesktopLayout {
   mutating func take(_ report: LayoutReport) throws(Refusal) -> (layout: Layout, group: Int) {
     let names = LayoutNames(
       rules: report.rules, model: report.model, layout: report.layout, variant: report.variant,
-      options: report.options)
+      options: report.options, locale: report.locale.isEmpty ? defaultLocale : report.locale)
     let layout: Layout
     if let index = cache.firstIndex(where: { $0.names == names }) {
       layout = cache[index].layout

@@ -126,6 +126,7 @@ extension VKBD {
         if let option = self.layout, let names = LayoutNames(parsing: option) {
           var merged = names
           merged.options = configuration.layout?.options ?? ""
+          merged.locale = configuration.resolvedLayout.locale
           configuration.compiledLayout = try Layout(names: merged)
         }
         layout = try configuration.makeLayout()

@@ -56,6 +56,7 @@ struct Simulator {
     global = engine.configuration
     field = TextField(layout: engine.layout)
     options = engine.layout.names.options
+    desktop.defaultLocale = engine.layout.names.locale
     engine.onSessionCall = { [asked] request in
       switch request.call {
       case .paste, .restoreClipboard: return false  // no clipboard here: long texts are typed
