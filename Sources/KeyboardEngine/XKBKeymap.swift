@@ -51,15 +51,15 @@ public struct LayoutNames: Hashable, Sendable, CustomStringConvertible {
       options: options)
   }
 
-  /// `layout(variant)` form, with the options in brackets and the locale
-  /// after them when there are any.
+  /// `layout(variant)` form, with the options in brackets when there are
+  /// any (the locale, which chooses no keys, is left out).
   public var description: String {
     let layouts = layout.split(separator: ",", omittingEmptySubsequences: false)
     let variants = variant.split(separator: ",", omittingEmptySubsequences: false)
     let named = layouts.enumerated().map { index, name in
       index < variants.count && !variants[index].isEmpty ? "\(name)(\(variants[index]))" : String(name)
     }.joined(separator: ",")
-    return named + (options.isEmpty ? "" : " [\(options)]") + (locale.isEmpty ? "" : " \(locale)")
+    return options.isEmpty ? named : "\(named) [\(options)]"
   }
 }
 

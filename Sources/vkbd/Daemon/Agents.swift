@@ -76,7 +76,11 @@ extension Daemon {
       guard configuration.layout == nil else { return }
       if layout !== engine.layout {
         logger.info(
-          "following the desktop's layout", metadata: ["layout": "\(layout.names)", "from": "\(report.source)"])
+          "following the desktop's layout",
+          metadata: [
+            "layout": "\(layout.names)", "from": "\(report.source)",
+            "locale": "\(layout.names.locale.isEmpty ? "-" : layout.names.locale)",
+          ])
       }
       engine.follow(layout, group: group)
     } catch {
