@@ -234,6 +234,11 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
             report = wait_status(lambda report: report.get("layoutOrigin", "").startswith("desktop (sway), group 2"),
                                  "the desktop's layout")
             assert report["layout"] == "us,de", report
+            # With the layout the agent reports its locale (LANG=C.UTF-8),
+            # whose Compose file the daemon reads dead keys with.
+            followed = [line for line in daemon.stderr_text().splitlines()
+                        if "following the desktop's layout" in line and "us,de" in line]
+            assert followed and "C.UTF-8" in followed[-1], followed
             type_us(source, " qqgr")
             wait_text(FIELDS_FILE + ".view", "It is. So grüße")
 
