@@ -51,9 +51,11 @@ KEYBOARD_KEYS = list(range(e.KEY_ESC, e.KEY_MICMUTE + 1))
 class SourceKeyboard:
     """A keyboard made with uinput, for vkbd to grab."""
 
-    def __init__(self, name="vkbd test keyboard", keys=KEYBOARD_KEYS):
+    def __init__(self, name="vkbd test keyboard", keys=KEYBOARD_KEYS, other=None):
+        """`other`: more capabilities, {EV_REL: [REL_X, …]}, for a
+        keyboard that is also a pointer."""
         self.name = name
-        self.uinput = evdev.UInput({e.EV_KEY: keys}, name=name)
+        self.uinput = evdev.UInput({e.EV_KEY: keys, **(other or {})}, name=name)
         self._device = None
         _started.append(self)
         wait_for_device(name)
@@ -75,6 +77,12 @@ class SourceKeyboard:
     def tap(self, code):
         self.press(code)
         self.release(code)
+
+    def frame(self, events):
+        """Writes (type, code, value) events and one SYN_REPORT after them."""
+        for kind, code, value in events:
+            self.uinput.write(kind, code, value)
+        self.uinput.syn()
 
     def type_keys(self, codes, gap=0.05):
         for code in codes:
@@ -121,13 +129,18 @@ def key_values(events):
 
 
 class Reader:
-    """Reads a device's key events in a thread: `events` holds (code, value,
-    kernel time in seconds); `dropped` tells whether the kernel dropped any."""
+    """Reads a device's events in a thread: `events` holds its key events
+    as (code, value, kernel time in seconds), `frames` every frame as the
+    (type, code, value) events before its SYN_REPORT; `dropped` tells
+    whether the kernel dropped any, `gone` whether the device went away."""
 
     def __init__(self, device):
         self.device = device
         self.events = []
+        self.frames = []
         self.dropped = False
+        self.gone = False
+        self._pending = []
         self._stop = False
         self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -144,10 +157,27 @@ class Reader:
                     if event.type == e.EV_KEY:
                         with self._lock:
                             self.events.append((event.code, event.value, event.timestamp()))
+                    if event.type == e.EV_SYN and event.code == e.SYN_REPORT:
+                        with self._lock:
+                            self.frames.append(self._pending)
+                        self._pending = []
                     elif event.type == e.EV_SYN and event.code == e.SYN_DROPPED:
                         self.dropped = True
+                    elif event.type != e.EV_SYN:
+                        self._pending.append((event.type, event.code, event.value))
             except (OSError, ValueError):
+                self.gone = True
                 return  # the device went away
+
+    def wait_frames(self, count, timeout=60):
+        """Waits for `count` frames and returns them."""
+        deadline = time.time() + timeout
+        while True:
+            with self._lock:
+                if len(self.frames) >= count:
+                    return list(self.frames)
+            assert time.time() < deadline, "%d of %d frames after %d s" % (len(self.frames), count, timeout)
+            time.sleep(0.05)
 
     def wait_for(self, condition, timeout=30):
         """Waits until `condition(events)` holds (or `len(events) >= condition`)."""

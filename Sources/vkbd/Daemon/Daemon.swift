@@ -222,7 +222,17 @@ final class Daemon {
       }
     }
     let end = source.device.readEvents { event, resynced in
-      guard event.type == UInt16(EV_KEY), exitStatus == nil else { return }
+      guard exitStatus == nil else { return }
+      if source.role == .grabbed, let pointer = source.pointer {
+        do {
+          // A click: the cursor may be anywhere.
+          if try pointer.take(event, onClick: { engine.resetText() }) { return }
+        } catch {
+          logger.error("\(error)")
+          return
+        }
+      }
+      guard event.type == UInt16(EV_KEY) else { return }
       switch source.role {
       case .grabbed: keyEvent(event, from: source, resynced: resynced)
       case .pointer: if event.value == 1 { engine.resetText() }  // a click: the cursor may be anywhere

@@ -53,6 +53,10 @@ final class EvdevDevice {
   }
 
   func has(_ type: Int32, _ code: Int32) -> Bool { libevdev_has_event_code(device, UInt32(type), UInt32(code)) == 1 }
+  func has(_ type: Int32) -> Bool { libevdev_has_event_type(device, UInt32(type)) == 1 }
+  func hasProperty(_ property: Int32) -> Bool { libevdev_has_property(device, UInt32(property)) == 1 }
+  /// The range, resolution and noise of an absolute axis (`libevdev_get_abs_info`).
+  func absoluteAxis(_ code: Int32) -> UnsafePointer<input_absinfo>? { libevdev_get_abs_info(device, UInt32(code)) }
 
   /// The keys every keyboard has (DESIGN 4): the letters.
   private static let letterKeys = [

@@ -29,6 +29,8 @@ final class InputDevices {
     var role: Role
     /// The keys this device holds down, as far as the engine was told.
     var held = [Bool](repeating: false, count: KeyCode.count)
+    /// Where a grabbed keyboard's pointer half goes (touchpad, trackpoint).
+    var pointer: VirtualPointer?
 
     init(device: EvdevDevice, id: DeviceID, token: UInt64, role: Role) {
       self.device = device
@@ -117,8 +119,8 @@ final class InputDevices {
         name: name, id: device.vendorProduct, path: event.node, grabbed: false, state: state)
     }
     let role: Source.Role
-    if name == VirtualKeyboard.name {
-      note("vkbd's own virtual keyboard")
+    if name == VirtualKeyboard.name || name == VirtualPointer.name {
+      note("vkbd's own virtual \(name == VirtualKeyboard.name ? "keyboard" : "pointer")")
       return false
     } else if event.ignored {
       note("marked VKBD_IGNORE by a udev rule")
@@ -160,6 +162,7 @@ final class InputDevices {
   /// nil when it may be (opening it tells the rest).
   private static func unwanted(_ event: Udev.DeviceEvent) -> String? {
     if event.name == VirtualKeyboard.name { return "vkbd's own virtual keyboard" }
+    if event.name == VirtualPointer.name { return "vkbd's own virtual pointer" }
     guard let keys = event.keys else { return nil }
     let useful = EvdevDevice.isKeyboard(hasKey: keys.contains) || EvdevDevice.isPointer(hasKey: keys.contains)
     return useful ? nil : "not a keyboard"
@@ -185,12 +188,31 @@ final class InputDevices {
       device.ungrab()
       return
     }
+    // A keyboard that is also a pointer keeps its pointer: the grab would
+    // swallow it. Without a pointer to pass it on, the device stays the
+    // desktop's.
+    var state = "grabbed"
+    if VirtualPointer.isWanted(by: device) && source.pointer == nil {
+      do {
+        source.pointer = try VirtualPointer(copying: device)
+        state += "; its pointer goes out on \(VirtualPointer.name)"
+      } catch {
+        device.ungrab()
+        logger.error(
+          "not grabbed: its pointer could not be passed on: \(error)", metadata: ["device": "\(device.name)"])
+        seen[device.path]?.state = "not grabbed: its pointer could not be passed on (\(error))"
+        return
+      }
+    }
     source.role = .grabbed
     seen[device.path]?.grabbed = true
-    seen[device.path]?.state = "grabbed"
+    seen[device.path]?.state = state
     logger.info(
       "grabbed keyboard",
-      metadata: ["device": "\(device.name)", "id": "\(device.vendorProduct)", "path": "\(device.path)"])
+      metadata: [
+        "device": "\(device.name)", "id": "\(device.vendorProduct)", "path": "\(device.path)",
+        "pointer": "\(source.pointer?.node ?? "-")",
+      ])
   }
 
   /// The device at `path`, forgotten; nil when none was read there.
@@ -201,11 +223,17 @@ final class InputDevices {
   }
 
   /// Forgets a device; false when it was forgotten already. The caller
-  /// releases the keys it held.
+  /// releases the keys it held; its pointer's buttons are let go here.
   func remove(_ source: Source) -> Bool {
     let slot = Int(source.token - Self.firstToken)
     guard slots[slot] === source else { return false }
     slots[slot] = nil
+    do {
+      try source.pointer?.releaseButtons()
+    } catch {
+      logger.error("\(error)")
+    }
+    source.pointer = nil
     loop.unwatch(source.device.fd)
     seen[source.device.path] = nil
     logger.info("device removed", metadata: ["device": "\(source.device.name)"])

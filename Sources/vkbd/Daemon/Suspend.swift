@@ -45,11 +45,24 @@ extension Daemon {
     // in the microseconds between, which the last step makes good.
     var pending: [(source: InputDevices.Source, event: input_event, resynced: Bool)] = []
     for source in grabbed {
+      // A pointer half lets go of its buttons; its events since the wake
+      // go out as they came.
+      do {
+        try source.pointer?.releaseButtons()
+      } catch {
+        logger.error("\(error)")
+      }
       _ = source.device.readEvents { event, resynced in
+        if let pointer = source.pointer, (try? pointer.take(event, onClick: {})) != false { return }
         if event.type == UInt16(EV_KEY) { pending.append((source, event, resynced)) }
       }
     }
-    let kernelState = grabbed.map { $0.device.keyState() }
+    // The keys, not the pointer buttons, of each keyboard.
+    let kernelState = grabbed.map { source in
+      source.device.keyState().enumerated().map { code, down in
+        down && !(source.pointer != nil && PointerFrame.isButton(code))
+      }
+    }
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
     engine.resetText()

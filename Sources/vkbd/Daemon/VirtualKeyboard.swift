@@ -38,11 +38,7 @@ final class VirtualKeyboard {
     var period: Int32 = 33
     libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_DELAY), &delay)
     libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_PERIOD), &period)
-    var uinput: OpaquePointer?
-    let status = libevdev_uinput_create_from_device(
-      template, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &uinput)
-    guard status == 0, let uinput else { throw SystemError("create uinput device on", "/dev/uinput", errno: -status) }
-    self.uinput = uinput
+    uinput = try createUInput(from: template)
     fd = libevdev_uinput_get_fd(uinput)
     _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     let syn = input_event(type: UInt16(EV_SYN), code: UInt16(SYN_REPORT), value: 0)
@@ -72,12 +68,7 @@ final class VirtualKeyboard {
         frames[2 * (index - start)].value = keys[index].value.rawValue
       }
       let size = 2 * (end - start) * MemoryLayout<input_event>.stride
-      var written = 0
-      while written < size {
-        written += try valueOrErrno("write", Self.name) {
-          Glibc.write(fd, UnsafeRawPointer(frames.baseAddress!) + written, size - written)
-        }
-      }
+      try writeFully(fd, UnsafeRawBufferPointer(start: frames.baseAddress, count: size), to: Self.name)
       start = end
     }
   }
@@ -90,4 +81,12 @@ final class VirtualKeyboard {
       if event.type == UInt16(EV_LED) { handle(event.code, event.value != 0) }
     }
   }
+}
+
+/// A uinput device made like `template` (`libevdev_uinput_create_from_device`).
+func createUInput(from template: OpaquePointer) throws(SystemError) -> OpaquePointer {
+  var uinput: OpaquePointer?
+  let status = libevdev_uinput_create_from_device(template, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &uinput)
+  guard status == 0, let uinput else { throw SystemError("create uinput device on", "/dev/uinput", errno: -status) }
+  return uinput
 }
