@@ -273,6 +273,15 @@ public final class Engine {
     cancelAids()
   }
 
+  /// A key pressed on a device vkbd reads but does not grab (a keypad, a
+  /// macro pad, a keyboard set not to be grabbed): the application had it
+  /// from the desktop, so what it did to the text is not known. Any key but
+  /// a modifier or lock forgets the text, as a click does.
+  public func keyPressedElsewhere(_ code: UInt16) {
+    settle()
+    if !decoder.isModifier(code) { resetText() }
+  }
+
   /// Takes a session agent's report of the field's text before the cursor
   /// (at most ``TextModel/capacity`` characters; `isFieldStart` when that is
   /// all of it). A report that agrees with the text the engine typed, or

@@ -54,6 +54,10 @@ import Testing
     ("backspace: fast", 1, 12, "backspace must be a mapping"),
     ("layout:\n  layout: xx-nonexistent", 2, 3, "no keymap for layout"),
     ("layout:\n  locale: ../../x", 2, 11, "layout.locale must name a locale"),
+    ("devices:\n  include:\n    - grab: false\n", 3, 7, "needs 'device'"),
+    ("devices:\n  include:\n    - device: K\n      grab: maybe\n", 4, 13, "devices.include.grab must be true or false"),
+    ("devices:\n  include:\n    - device: K\n      speed: 3\n", 4, 7, "unknown key 'speed'"),
+    ("devices:\n  exclude:\n    - device: K\n", 3, 7, "devices.exclude"),
     ("autocapitalize: true\nautocapitalize: false", 2, 1, "appears twice"),
     ("- a\n- b", 1, 1, "config must be a mapping"),
     ("a: [", 2, 1, "YAML"),
@@ -188,6 +192,40 @@ import Testing
 }
 
 @Suite struct DeviceFilterTests {
+  @Test func anIncludeEntryMaySetGrabFalse() throws {
+    let configuration = try ConfigLoader.parse(
+      """
+      devices:
+        include:
+          - AT Translated Set 2 keyboard
+          - device: Logitech K400
+            grab: false
+          - {device: 046d:c52b, grab: true}
+      """, file: "c.yaml")
+    let filter = configuration.devices
+    #expect(filter.include == ["AT Translated Set 2 keyboard", "046d:c52b"] && filter.readOnly == ["Logitech K400"])
+    #expect(filter.readsOnly(name: "Logitech K400", vendorProduct: "046d:4024"))
+    #expect(!filter.admits(name: "Logitech K400", vendorProduct: "046d:4024"))
+    #expect(filter.admits(name: "AT Translated Set 2 keyboard", vendorProduct: "0001:0001"))
+    // Read-only entries do not narrow include: with only them, every other keyboard is grabbed.
+    let only = DeviceFilter(readOnly: ["Logitech K400"])
+    #expect(only.admits(name: "AT Translated Set 2 keyboard", vendorProduct: "0001:0001"))
+    // Excluded wins: not even read.
+    #expect(!DeviceFilter(exclude: ["K"], readOnly: ["K"]).readsOnly(name: "K", vendorProduct: "0:0"))
+  }
+
+  @Test func keypadsAndMacroPadsAreReadMediaKeysAndPowerButtonsAreNot() {
+    let keypad = Set([KEY_NUMLOCK, KEY_KP1, KEY_KP2, KEY_KPENTER, KEY_KPPLUS])
+    let macroPad = Set([KEY_F13, KEY_F14, KEY_LEFTCTRL, KEY_C, KEY_V])  // sends Ctrl+C and Ctrl+V
+    let presenter = Set([KEY_PAGEUP, KEY_PAGEDOWN, KEY_B])
+    let media = Set([KEY_VOLUMEUP, KEY_VOLUMEDOWN, KEY_MUTE, KEY_PLAYPAUSE, KEY_BRIGHTNESSUP])
+    let power = Set([KEY_POWER, KEY_SLEEP])
+    for (keys, types) in [(keypad, true), (macroPad, true), (presenter, true), (media, false), (power, false)] {
+      #expect(EvdevDevice.typesKeys(hasKey: keys.contains) == types, "\(keys.sorted())")
+      #expect(!EvdevDevice.isKeyboard(hasKey: keys.contains))
+    }
+  }
+
   @Test func readsIncludeAndExclude() throws {
     let configuration = try ConfigLoader.parse(
       """

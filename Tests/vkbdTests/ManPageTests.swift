@@ -68,6 +68,7 @@ import Testing
     for (section, nested) in [
       ("backspace", ConfigLoader.backspaceKeys), ("layout", ConfigLoader.layoutKeys),
       ("expansion", ConfigLoader.expansionKeys), ("devices", ConfigLoader.deviceKeys),
+      ("devices.include", ConfigLoader.deviceEntryKeys),
       ("apps", ConfigLoader.appRuleKeys), ("apps.backspace", ConfigLoader.appRuleBackspaceKeys),
     ] {
       for key in nested { keys.insert("\(section).\(key)") }

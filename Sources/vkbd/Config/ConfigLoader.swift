@@ -21,6 +21,7 @@ enum ConfigLoader {
   static let layoutKeys = ["rules", "model", "layout", "variant", "options", "locale"]
   static let expansionKeys = ["burst_keys", "gap_ms", "variable_timeout_ms"]
   static let deviceKeys = ["include", "exclude"]
+  static let deviceEntryKeys = ["device", "grab"]
 
   /// The embedded default (see ``Configuration/embeddedDefaultText``).
   static func embeddedDefault() -> Configuration {
@@ -240,10 +241,27 @@ enum ConfigLoader {
     var filter = DeviceFilter()
     guard let entries = reader.entries(of: node, named: "devices", allowed: deviceKeys) else { return filter }
     for (key, value) in entries {
-      let names = (reader.list(value, key: "devices.\(key)") ?? []).compactMap {
-        reader.string($0, key: "devices.\(key)")
+      for item in reader.list(value, key: "devices.\(key)") ?? [] {
+        // An entry of include may be a mapping that sets grab.
+        if key == "include", case .mapping = item.content {
+          guard let settings = reader.entries(of: item, named: "devices.include", allowed: deviceEntryKeys) else {
+            continue
+          }
+          var device: String?
+          var grab = true
+          for (setting, value) in settings {
+            if setting == "device" { device = reader.string(value, key: "devices.include.device") }
+            if setting == "grab" { grab = reader.bool(value, key: "devices.include.grab") ?? grab }
+          }
+          guard let device else {
+            reader.report("devices.include: an entry that is a mapping needs 'device'", at: item)
+            continue
+          }
+          if grab { filter.include.append(device) } else { filter.readOnly.append(device) }
+        } else if let name = reader.string(item, key: "devices.\(key)") {
+          if key == "include" { filter.include.append(name) } else { filter.exclude.append(name) }
+        }
       }
-      if key == "include" { filter.include = names } else { filter.exclude = names }
     }
     return filter
   }

@@ -167,11 +167,25 @@ struct DeviceFilter: Equatable {
   var include: [String] = []
   /// Never these.
   var exclude: [String] = []
+  /// Read, never grabbed (`grab: false`): the desktop has their keys, and
+  /// one that types forgets the remembered text.
+  var readOnly: [String] = []
 
   /// Whether a keyboard with `name` and `vendorProduct` is to be grabbed.
   func admits(name: String, vendorProduct: String) -> Bool {
-    let matches = { (entry: String) in entry == name || entry.lowercased() == vendorProduct }
+    let matches = Self.matching(name, vendorProduct)
     return (include.isEmpty || include.contains(where: matches)) && !exclude.contains(where: matches)
+      && !readOnly.contains(where: matches)
+  }
+
+  /// Whether a keyboard is to be read and not grabbed; one excluded is not read at all.
+  func readsOnly(name: String, vendorProduct: String) -> Bool {
+    let matches = Self.matching(name, vendorProduct)
+    return readOnly.contains(where: matches) && !exclude.contains(where: matches)
+  }
+
+  private static func matching(_ name: String, _ vendorProduct: String) -> (String) -> Bool {
+    { entry in entry == name || entry.lowercased() == vendorProduct }
   }
 }
 

@@ -236,6 +236,7 @@ final class Daemon {
       switch source.role {
       case .grabbed: keyEvent(event, from: source, resynced: resynced)
       case .pointer: if event.value == 1 { engine.resetText() }  // a click: the cursor may be anywhere
+      case .readOnly: if event.value == 1 { engine.keyPressedElsewhere(event.code) }
       case .waitingForRelease: break  // not ours yet: the desktop has it
       }
     }

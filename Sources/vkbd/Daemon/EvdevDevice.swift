@@ -71,8 +71,21 @@ final class EvdevDevice {
   /// A pointer has a left button (mice, touchpads): read for clicks, never grabbed.
   static func isPointer(hasKey: (Int32) -> Bool) -> Bool { hasKey(BTN_LEFT) }
 
+  /// Keys that type or move the cursor without being letters: the digit
+  /// row and the main block's other keys, the keypad, the cursor keys. A
+  /// numeric keypad, a macro pad or a presenter remote has some of them;
+  /// media keys, power buttons and lid switches do not.
+  static func typesKeys(hasKey: (Int32) -> Bool) -> Bool {
+    (KEY_1...KEY_KPDOT).contains(where: hasKey)
+      || [
+        KEY_KPENTER, KEY_KPSLASH, KEY_KPEQUAL, KEY_KPCOMMA, KEY_HOME, KEY_UP, KEY_PAGEUP, KEY_LEFT, KEY_RIGHT,
+        KEY_END, KEY_DOWN, KEY_PAGEDOWN, KEY_INSERT, KEY_DELETE,
+      ].contains(where: hasKey)
+  }
+
   var isKeyboard: Bool { Self.isKeyboard { has(EV_KEY, $0) } }
   var isPointer: Bool { Self.isPointer { has(EV_KEY, $0) } }
+  var typesKeys: Bool { Self.typesKeys { has(EV_KEY, $0) } }
 
   /// Whether the kernel has any key of the device down now (EVIOCGKEY).
   func hasKeysDown() -> Bool { keyState().contains(true) }

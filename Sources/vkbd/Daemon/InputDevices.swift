@@ -21,6 +21,10 @@ final class InputDevices {
       case grabbed
       /// A pointer, read (not grabbed) for button presses.
       case pointer
+      /// Keys read, not grabbed: a keypad or macro pad (keys but no
+      /// letters), or a keyboard the config sets `grab: false`. A key that
+      /// types or moves the cursor there forgets the text.
+      case readOnly
     }
 
     let device: EvdevDevice
@@ -125,6 +129,9 @@ final class InputDevices {
     } else if event.ignored {
       note("marked VKBD_IGNORE by a udev rule")
       return false
+    } else if device.isKeyboard && filter.readsOnly(name: name, vendorProduct: device.vendorProduct) {
+      note("read, not grabbed (grab: false): a key that types forgets the remembered text")
+      role = .readOnly
     } else if device.isKeyboard {
       guard filter.admits(name: name, vendorProduct: device.vendorProduct) else {
         logger.info("not grabbed: excluded by devices", metadata: ["device": "\(name)", "path": "\(event.node)"])
@@ -133,6 +140,9 @@ final class InputDevices {
       }
       note("waiting for its keys to be released")
       role = .waitingForRelease
+    } else if device.typesKeys {
+      note("keys but no letters: read, not grabbed; a key that types forgets the remembered text")
+      role = .readOnly
     } else if device.isPointer {
       note("a pointer: read for button presses")
       role = .pointer
@@ -150,10 +160,10 @@ final class InputDevices {
       return false
     }
     if slot == slots.count { slots.append(source) } else { slots[slot] = source }
-    if role == .pointer {
-      logger.debug("reading pointer", metadata: ["device": "\(name)"])
-    } else {
-      grabWhenReleased(source)
+    switch role {
+    case .pointer: logger.debug("reading pointer", metadata: ["device": "\(name)"])
+    case .readOnly: logger.info("reading keys, not grabbed", metadata: ["device": "\(name)", "path": "\(event.node)"])
+    case .waitingForRelease, .grabbed: grabWhenReleased(source)
     }
     return true
   }
@@ -164,7 +174,9 @@ final class InputDevices {
     if event.name == VirtualKeyboard.name { return "vkbd's own virtual keyboard" }
     if event.name == VirtualPointer.name { return "vkbd's own virtual pointer" }
     guard let keys = event.keys else { return nil }
-    let useful = EvdevDevice.isKeyboard(hasKey: keys.contains) || EvdevDevice.isPointer(hasKey: keys.contains)
+    let useful =
+      EvdevDevice.isKeyboard(hasKey: keys.contains) || EvdevDevice.isPointer(hasKey: keys.contains)
+      || EvdevDevice.typesKeys(hasKey: keys.contains)
     return useful ? nil : "not a keyboard"
   }
 

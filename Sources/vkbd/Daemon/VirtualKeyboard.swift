@@ -13,11 +13,16 @@ final class VirtualKeyboard {
   /// Where ``write(_:)`` lays out its frames: two events for each key event.
   private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
 
-  /// The keys the device offers: every keyboard key the kernel defines, not
-  /// the buttons of mice and joysticks (which would make it a pointer), so
-  /// that a keyboard plugged in later finds all its keys, and expansions
-  /// every key a layout types with. uinput cannot add keys after creation.
-  static let keys: [ClosedRange<Int32>] = [KEY_ESC...0xff, KEY_OK...0x21f, KEY_ALS_TOGGLE...0x2bf]
+  /// The keys the device offers: every key code up to KEY_MAX but the
+  /// buttons of mice, joysticks and d-pads (which would make it a pointer,
+  /// and go out on a ``VirtualPointer``), unassigned codes included, so
+  /// that a keyboard plugged in later finds all its keys, a kernel newer
+  /// than these headers too, and expansions every key a layout types with.
+  /// uinput cannot add keys after creation.
+  static let keys: [ClosedRange<Int32>] = [
+    KEY_ESC...0xff, KEY_OK...(BTN_DPAD_UP - 1), (BTN_DPAD_RIGHT + 1)...(BTN_TRIGGER_HAPPY - 1),
+    (BTN_TRIGGER_HAPPY40 + 1)...KEY_MAX,
+  ]
   static let leds: [Int32] = [LED_NUML, LED_CAPSL, LED_SCROLLL, LED_COMPOSE, LED_KANA]
 
   /// Creates the device on /dev/uinput.
