@@ -1,7 +1,8 @@
-/* Reads key events from the device named NAME (not EXCLUDED_NODE) with
- * CLOCK_MONOTONIC kernel timestamps, until COUNT have come or IDLE_MS pass
- * without one, and prints "code value time_us" lines. It says "probe: ready"
- * on stderr once it reads. `probe NAME EXCLUDED_NODE COUNT IDLE_MS` */
+/* Reads key events (with `rel`, relative motion) from the device named NAME
+ * (not EXCLUDED_NODE) with CLOCK_MONOTONIC kernel timestamps, until COUNT
+ * have come or IDLE_MS pass without one, and prints "code value time_us"
+ * lines. It says "probe: ready" on stderr once it reads.
+ * `probe NAME EXCLUDED_NODE COUNT IDLE_MS [rel]` */
 #include <dirent.h>
 #include <fcntl.h>
 #include <libevdev/libevdev.h>
@@ -13,10 +14,11 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: probe NAME EXCLUDED_NODE COUNT IDLE_MS\n");
+  if (argc != 5 && !(argc == 6 && strcmp(argv[5], "rel") == 0)) {
+    fprintf(stderr, "usage: probe NAME EXCLUDED_NODE COUNT IDLE_MS [rel]\n");
     return 64;
   }
+  int wanted = argc == 6 ? EV_REL : EV_KEY;
   int count = atoi(argv[3]), idle = atoi(argv[4]);
   struct libevdev *device = NULL;
   int fd = -1;
@@ -55,7 +57,7 @@ int main(int argc, char **argv) {
         while (libevdev_next_event(device, LIBEVDEV_READ_FLAG_SYNC, &event) == LIBEVDEV_READ_STATUS_SYNC) {}
         continue;
       }
-      if (event.type == EV_KEY && event.value != 2) {
+      if (event.type == wanted && !(wanted == EV_KEY && event.value == 2)) {
         printf("%d %d %lld\n", event.code, event.value, event.input_event_sec * 1000000LL + event.input_event_usec);
         seen++;
       }

@@ -30,6 +30,8 @@ from xkb import Typist
 TOOLS = os.environ.get("VKBD_LATENCY_TOOLS", "")
 KEYS = 2000
 INTERVAL_US = 2000
+MOVES = 2000
+MOVE_INTERVAL_US = 1000  # a 1,000 Hz mouse
 SOURCE = "vkbd latency source"
 
 
@@ -53,14 +55,20 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def measure(label, start):
-    """Runs the source through the system `start` starts; returns latencies (µs)."""
-    source = subprocess.Popen([tool("source"), SOURCE, str(KEYS), str(INTERVAL_US)], stdout=subprocess.PIPE,
+def measure(label, start, pointer=False):
+    """Runs the source through the system `start` starts; returns latencies
+    (µs). With `pointer` the source is a keyboard that is also a pointer and
+    moves, MOVES frames every MOVE_INTERVAL_US."""
+    arguments = [str(MOVES), str(MOVE_INTERVAL_US), "pointer"] if pointer else [str(KEYS), str(INTERVAL_US)]
+    source = subprocess.Popen([tool("source"), SOURCE] + arguments, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     wait_line(source.stderr, "source: ready")
     node = vmlib.wait_for_device(SOURCE).path
     system, output_name = start(node)
-    probe = vmlib.start_probe(output_name, node, 2 * KEYS)
+    # No system (None): the probe reads the source itself.
+    probe = vmlib.start_probe(output_name, "-" if system is None else node, MOVES if pointer else 2 * KEYS,
+                              motion=pointer)
+    system = system or []
     time.sleep(1)
     source.send_signal(signal.SIGUSR1)
     written = [tuple(int(field) for field in line.split()) for line in source.communicate(timeout=300)[0].split("\n")
@@ -92,14 +100,14 @@ def start_interception(node):
     return [pipeline], SOURCE
 
 
-def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml"):
+def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml", output="vkbd virtual keyboard"):
     daemon = vmlib.Daemon(["run", "--config", config])
     daemon.wait_ready()
     deadline = time.time() + 60
     while "device=%s " % SOURCE not in daemon.stderr_text() or "grabbed keyboard" not in daemon.stderr_text():
         assert time.time() < deadline, daemon.stderr_text()
         time.sleep(0.1)
-    return [daemon.process], "vkbd virtual keyboard"
+    return [daemon.process], output
 
 
 def start_vkbd_with_a_moving_focus(node):
@@ -164,6 +172,35 @@ def bench_latency_against_the_floor_and_interception_tools():
             median([max(latencies) for latencies in runs[label]]), mean(label),
             summary(label, 0.5) / summary(floor, 0.5), summary(label, 0.99) / summary(floor, 0.99),
             mean(label) / mean(floor), " ".join(str(percentile(latencies, 0.99)) for latencies in runs[label])))
+
+
+def bench_pointer_motion_of_a_keyboard_that_is_also_a_pointer():
+    """A keyboard with a touchpad moving at 1,000 Hz: its frames read on
+    the device itself (the direct path: no one in between), through the C
+    floor, and through vkbd's virtual pointer; three interleaved rounds."""
+    with open("/tmp/vkbd-bench-default.yaml", "w") as config:
+        config.write(subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
+                                    text=True).stdout)
+    systems = [("direct (the device itself)", lambda node: (None, SOURCE)), ("C floor", start_floor),
+               ("vkbd, all aids + starter snippets", lambda node: start_vkbd(node, output="vkbd virtual pointer"))]
+    runs = {label: [] for label, _ in systems}
+    for _ in range(ROUNDS):
+        for label, start in systems:
+            runs[label].append(measure(label, start, pointer=True))
+    print("  pointer motion, source write to output kernel timestamp, %d frames every %d µs, %d runs each;"
+          % (MOVES, MOVE_INTERVAL_US, ROUNDS))
+    print("  the median over the runs (µs):")
+    print("  %-34s %5s %5s %6s %10s %10s" % ("system", "p50", "p99", "max", "p50/direct", "p99/direct"))
+
+    def median_of(label, figure):
+        return sorted(figure(latencies) for latencies in runs[label])[ROUNDS // 2]
+
+    direct = systems[0][0]
+    for label, _ in systems:
+        p50, p99 = (median_of(label, lambda values, f=f: percentile(values, f)) for f in (0.5, 0.99))
+        print("  %-34s %5d %5d %6d %10.2f %10.2f" % (
+            label, p50, p99, median_of(label, max), p50 / max(1, median_of(direct, lambda v: percentile(v, 0.5))),
+            p99 / max(1, median_of(direct, lambda v: percentile(v, 0.99)))))
 
 
 TEXT = ("the quick brown fox jumps over the lazy dog, " * 50)[:2000]

@@ -280,14 +280,15 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_probe(name, excluded="-", count=2000000000, ready=True):
+def start_probe(name, excluded="-", count=2000000000, ready=True, motion=False):
     """The project's C probe (Benchmarks/Latency/probe.c, built into
-    $VKBD_LATENCY_TOOLS) reading the device `name`, for readers Python under
-    TCG is too slow to be: its output goes to a file (a pipe nobody reads yet
-    would fill and stall it). It stops after `count` events or 5 s idle."""
+    $VKBD_LATENCY_TOOLS) reading the device `name` (its key events, or with
+    `motion` its relative motion), for readers Python under TCG is too slow
+    to be: its output goes to a file (a pipe nobody reads yet would fill and
+    stall it). It stops after `count` events or 5 s idle."""
     output = tempfile.TemporaryFile("w+")
     probe = subprocess.Popen([os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "probe"), name, excluded, str(count),
-                              "5000"], stdout=output, stderr=subprocess.PIPE, text=True)
+                              "5000"] + (["rel"] if motion else []), stdout=output, stderr=subprocess.PIPE, text=True)
     probe.output = output
     if ready:
         while "probe: ready" not in probe.stderr.readline():
