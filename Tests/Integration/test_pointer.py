@@ -15,6 +15,7 @@ from evdev import ecodes as e
 
 import vmlib
 from test_daemon import PLAIN, presses, started, tap_through, wait_grabbed
+from test_devices import AIDS, capital_after
 
 POINTER = "vkbd virtual pointer"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -77,6 +78,27 @@ def test_a_keyboard_that_is_also_a_pointer_keeps_its_pointer():
     finally:
         source.close()
         daemon.stop(signal.SIGTERM)
+
+
+def test_a_click_on_its_pointer_forgets_the_text():
+    source = vmlib.SourceKeyboard("vkbd test combo", keys=vmlib.KEYBOARD_KEYS + BUTTONS, other=COMBINED)
+    try:
+        daemon, reader = started(AIDS)
+        wait_grabbed(daemon, source.name)
+        pointer = vmlib.Reader(vmlib.wait_for_device(POINTER))
+
+        def click():
+            source.frame([(e.EV_KEY, e.BTN_LEFT, 1)])
+            source.frame([(e.EV_KEY, e.BTN_LEFT, 0)])
+            pointer.wait_frames(2)
+
+        assert capital_after(source, reader, lambda: None)
+        tap_through(source, reader, e.KEY_ENTER)
+        # The click may have put the cursor anywhere: no capital.
+        assert not capital_after(source, reader, click)
+        daemon.stop(signal.SIGTERM)
+    finally:
+        source.close()
 
 
 def test_the_virtual_pointer_is_marked_by_the_udev_rule_and_the_libinput_quirk():
