@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 import time
 
+import evdev
 from evdev import ecodes as e
 
 import vmlib
@@ -78,6 +79,36 @@ def test_a_keyboard_that_is_also_a_pointer_keeps_its_pointer():
     finally:
         source.close()
         daemon.stop(signal.SIGTERM)
+
+
+def test_an_absolute_pointer_keeps_its_ranges_and_properties():
+    """A keyboard with a touchpad that reports absolute positions: the
+    virtual pointer has its axes' ranges and resolution and its
+    INPUT_PROP_POINTER, and its touches and positions pass exactly."""
+    axes = [(e.ABS_X, evdev.AbsInfo(value=0, min=0, max=1920, fuzz=0, flat=0, resolution=12)),
+            (e.ABS_Y, evdev.AbsInfo(value=0, min=0, max=1080, fuzz=0, flat=0, resolution=12))]
+    source = vmlib.SourceKeyboard("vkbd test touch keyboard", keys=vmlib.KEYBOARD_KEYS + [e.BTN_TOUCH, e.BTN_LEFT],
+                                  other={e.EV_ABS: axes}, properties=[e.INPUT_PROP_POINTER])
+    try:
+        daemon, reader = started(PLAIN)
+        wait_grabbed(daemon, source.name)
+        pointer = vmlib.Reader(vmlib.wait_for_device(POINTER))
+        assert e.INPUT_PROP_POINTER in pointer.device.input_props(), pointer.device.input_props()
+        for code, info in axes:
+            got = pointer.device.absinfo(code)
+            assert (got.min, got.max, got.resolution) == (info.min, info.max, info.resolution), (code, got)
+        sent = [[(e.EV_KEY, e.BTN_TOUCH, 1), (e.EV_ABS, e.ABS_X, 100), (e.EV_ABS, e.ABS_Y, 200)]]
+        sent += [[(e.EV_ABS, e.ABS_X, 100 + step), (e.EV_ABS, e.ABS_Y, 200 + 2 * step)] for step in range(1, 50)]
+        sent += [[(e.EV_KEY, e.BTN_TOUCH, 0)]]
+        for frame in sent:
+            source.frame(frame)
+            time.sleep(0.002)
+        assert pointer.wait_frames(len(sent)) == sent
+        print("  %d absolute frames passed exactly; ranges %s" % (
+            len(sent), [(pointer.device.absinfo(c).min, pointer.device.absinfo(c).max) for c, _ in axes]))
+        daemon.stop(signal.SIGTERM)
+    finally:
+        source.close()
 
 
 def test_a_click_on_its_pointer_forgets_the_text():

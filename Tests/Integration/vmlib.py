@@ -51,11 +51,11 @@ KEYBOARD_KEYS = list(range(e.KEY_ESC, e.KEY_MICMUTE + 1))
 class SourceKeyboard:
     """A keyboard made with uinput, for vkbd to grab."""
 
-    def __init__(self, name="vkbd test keyboard", keys=KEYBOARD_KEYS, other=None):
-        """`other`: more capabilities, {EV_REL: [REL_X, …]}, for a
-        keyboard that is also a pointer."""
+    def __init__(self, name="vkbd test keyboard", keys=KEYBOARD_KEYS, other=None, properties=()):
+        """`other`: more capabilities, {EV_REL: [REL_X, …]}, and
+        `properties` (INPUT_PROP_…), for a keyboard that is also a pointer."""
         self.name = name
-        self.uinput = evdev.UInput({e.EV_KEY: keys, **(other or {})}, name=name)
+        self.uinput = evdev.UInput({e.EV_KEY: keys, **(other or {})}, name=name, input_props=list(properties))
         self._device = None
         _started.append(self)
         wait_for_device(name)
