@@ -37,7 +37,7 @@ AGENT_PACKAGES := wl-clipboard xclip zenity
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 xkb-data libx11-data libsystemd0 libwayland-client0 \
 	libxcb1 libxcb-xkb1 $(AGENT_PACKAGES)
 
-.PHONY: all release completions desktop run check unit-tests install-test fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions desktop run check unit-tests install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -86,7 +86,7 @@ run: run-deps release
 	.build/release/vkbd run
 
 # Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
-check: build-deps unit-tests install-test fuzz-quick vm-tests
+check: build-deps unit-tests install-test package-test fuzz-quick vm-tests
 
 unit-tests: build-deps
 	$(SWIFT) build --build-tests
@@ -118,6 +118,22 @@ install-test: build-deps
 	@./scripts/install-packages desktop-file-utils nodejs
 	$(SWIFT) build
 	./scripts/install-test
+
+# vkbd_VERSION_ARCH.deb in .build/deb (scripts/make-deb), from the release build.
+deb: build-deps release
+	@./scripts/install-packages dpkg-dev
+	./scripts/make-deb
+
+# The package, and one of an older version to upgrade from (in
+# .build/deb/older), both checked by lintian with no error or warning; the VM
+# suite installs, upgrades, removes and purges them (test_package.py).
+package-test: build-deps release
+	@./scripts/install-packages dpkg-dev lintian
+	rm -rf .build/deb/older
+	DEB_VERSION=0.0.9-1 ./scripts/make-deb
+	mkdir -p .build/deb/older && mv .build/deb/vkbd_0.0.9-1_*.deb .build/deb/older/
+	./scripts/make-deb
+	lintian --fail-on error,warning --pedantic .build/deb/vkbd_*.deb .build/deb/older/vkbd_*.deb
 
 # The integration suite: boots a Debian kernel in QEMU and runs Tests/Integration
 # against the debug build (see Tests/Integration/README.md).
@@ -156,7 +172,7 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	.build/$(CONFIGURATION)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
 	for program in vkbd vkbd-agent; do \
-		.build/$(CONFIGURATION)/$$program --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
+		.build/$(CONFIGURATION)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
 		.build/$(CONFIGURATION)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
 		.build/$(CONFIGURATION)/$$program --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish || exit 1; \
 	done

@@ -29,7 +29,7 @@ PACKAGES = ["qemu-system-x86", "busybox-static", "cpio", "python3-evdev", "evtes
             "interception-tools", "ydotool", "python3-gi", "gir1.2-gtk-3.0", "dbus", "xvfb", "openbox", "xdotool",
             "x11-utils"]
 MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "netfs",
-           "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput"]
+           "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput", "overlay"]
 
 
 def log(message):
