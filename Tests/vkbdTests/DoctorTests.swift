@@ -1,0 +1,82 @@
+import AgentProtocol
+import Foundation
+import Glibc
+import Testing
+
+@testable import vkbd
+
+@Suite struct DoctorTests {
+  func diagnosis(uinput: String = "/dev/null", socket: String = "/nonexistent/vkbd.sock") -> Diagnosis {
+    var diagnosis = Diagnosis(socket: socket, configPath: nil)
+    diagnosis.uinput = uinput
+    return diagnosis
+  }
+
+  @Test func uinputMustBeACharacterDevice() throws {
+    #expect(diagnosis(uinput: "/dev/null").uinputCheck().result == .ok)  // a character device
+    let missing = diagnosis(uinput: "/nonexistent/uinput").uinputCheck()
+    #expect(missing.result == .fail && missing.fix?.contains("modprobe uinput") == true)
+    let file = NSTemporaryDirectory() + "doctor-uinput-\(getpid())"
+    FileManager.default.createFile(atPath: file, contents: Data())
+    defer { unlink(file) }
+    #expect(diagnosis(uinput: file).uinputCheck().result == .fail)
+  }
+
+  @Test func withoutTheDaemonItsChecksAreSkippedAndItFails() {
+    let checks = diagnosis().run()
+    #expect(
+      checks.map(\.name) == ["uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "control socket"])
+    #expect(checks[1].result == .fail && checks[1].fix?.contains("systemctl start vkbd") == true)
+    #expect(checks[2...5].allSatisfy { $0.result == .skip })
+    #expect(Report.doctor(checks).hasSuffix("checks failed\n"))
+  }
+
+  @Test func aSocketOthersCanWriteToFails() throws {
+    let path = NSTemporaryDirectory() + "doctor-\(getpid()).sock"
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer {
+      close(fd)
+      unlink(path)
+    }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+      _ = path.utf8CString.withUnsafeBytes { memcpy(bytes.baseAddress!, $0.baseAddress!, $0.count) }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    try #require(bound == 0)
+    chmod(path, 0o666)
+    let open = diagnosis(socket: path).socketCheck()
+    #expect(open.result == .fail && open.detail.contains("0666"))
+    chmod(path, 0o600)
+    #expect(diagnosis(socket: path).socketCheck().result == (getuid() == 0 ? .ok : .fail))
+  }
+
+  @Test func aBrokenConfigOrMatchFileFails() throws {
+    let directory = NSTemporaryDirectory() + "doctor-config-\(getpid())"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let config = directory + "/config.yaml", matches = directory + "/base.yml"
+    try "snippets:\n  - \(matches)\n".write(toFile: config, atomically: true, encoding: .utf8)
+    try "matches:\n  - trigger: ;a\n    replace: b\n".write(toFile: matches, atomically: true, encoding: .utf8)
+    var diagnosis = diagnosis()
+    diagnosis.configPath = config
+    #expect(diagnosis.configCheck().result == .ok)
+    try "matches: [\n".write(toFile: matches, atomically: true, encoding: .utf8)
+    let broken = diagnosis.configCheck()
+    #expect(broken.result == .fail && broken.detail.contains("base.yml:2"), "\(broken)")
+    try "autocapitalize: 3\n".write(toFile: config, atomically: true, encoding: .utf8)
+    #expect(diagnosis.configCheck().result == .fail)
+  }
+
+  @Test func anotherVersionOfTheDaemonFails() {
+    var status = StatusReport(
+      state: "running", config: "c", configLoaded: "", layout: "us", devicesGrabbed: 1, snippets: 0, uptimeSeconds: 1,
+      pid: 1, version: "0.0.1")
+    #expect(diagnosis().daemonCheck(status).result == .fail)
+    status.version = VKBDVersion.current
+    #expect(diagnosis().daemonCheck(status).result == .ok)
+  }
+}
