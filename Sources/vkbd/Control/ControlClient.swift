@@ -12,32 +12,56 @@ struct ClientOptions: ParsableArguments {
   /// Sends `request` and returns the daemon's reply. Exits 69 when the
   /// daemon is not running and 77 when permission is denied, with a message.
   func ask(_ request: ControlRequest) throws -> ControlReply {
-    let reply: ControlReply
     do {
-      reply = try ControlClient.exchange(request, socket: socket)
+      return try ControlClient.ask(request, socket: socket)
     } catch {
-      switch error.errno {
-      case ENOENT, ECONNREFUSED:
+      switch error {
+      case .notRunning:
         printError("the daemon is not running (nothing listens on \(socket))")
         throw SysExit.unavailable
-      case EACCES, EPERM:
+      case .socketForbidden:
         printError("permission denied: \(socket) is for root and control_group")
         throw SysExit.noPermission
-      default:
-        printError(error.description)
+      case .refused:
+        printError("permission denied: the daemon admits root and control_group only")
+        throw SysExit.noPermission
+      case .failed(let failure):
+        printError(failure.description)
         throw SysExit.unavailable
       }
     }
-    if !reply.ok && reply.error == "permission denied" {
-      printError("permission denied: the daemon admits root and control_group only")
-      throw SysExit.noPermission
-    }
-    return reply
   }
 }
 
 /// One request over the control socket, one reply back.
 enum ControlClient {
+  /// Why the daemon gave no reply to use.
+  enum Unanswered: Error {
+    /// Nothing listens on the socket.
+    case notRunning
+    /// The socket's permissions keep this user out.
+    case socketForbidden
+    /// The daemon refused this user (not root, not in control_group).
+    case refused
+    case failed(SystemError)
+  }
+
+  /// ``exchange(_:socket:)``, with its failures sorted as the commands tell them.
+  static func ask(_ request: ControlRequest, socket path: String) throws(Unanswered) -> ControlReply {
+    let reply: ControlReply
+    do {
+      reply = try exchange(request, socket: path)
+    } catch {
+      switch error.errno {
+      case ENOENT, ECONNREFUSED: throw .notRunning
+      case EACCES, EPERM: throw .socketForbidden
+      default: throw .failed(error)
+      }
+    }
+    if !reply.ok && reply.error == "permission denied" { throw .refused }
+    return reply
+  }
+
   /// The longest the client waits for the daemon.
   static let timeoutSeconds = 10
 

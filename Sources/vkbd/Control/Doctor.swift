@@ -102,22 +102,20 @@ struct Diagnosis {
 
   private func ask(_ command: ControlRequest.Command) -> Answer {
     do {
-      let reply = try ControlClient.exchange(ControlRequest(command: command), socket: socket)
-      if !reply.ok && reply.error == "permission denied" {
-        return .problem(.skip("daemon", "the daemon admits root and control_group only: run vkbd doctor as root"))
-      }
-      return .reply(reply)
+      return .reply(try ControlClient.ask(ControlRequest(command: command), socket: socket))
     } catch {
-      switch error.errno {
-      case ENOENT, ECONNREFUSED:
+      switch error {
+      case .notRunning:
         return .problem(
           .fail(
             "daemon", "not running: nothing listens on \(socket)",
             fix: "systemctl start vkbd; journalctl -u vkbd says why it stopped"))
-      case EACCES, EPERM:
+      case .socketForbidden:
         return .problem(.skip("daemon", "\(socket) is for root and control_group: run vkbd doctor as root"))
-      default:
-        return .problem(.fail("daemon", "\(error)", fix: "systemctl restart vkbd"))
+      case .refused:
+        return .problem(.skip("daemon", "the daemon admits root and control_group only: run vkbd doctor as root"))
+      case .failed(let failure):
+        return .problem(.fail("daemon", "\(failure)", fix: "systemctl restart vkbd"))
       }
     }
   }
