@@ -266,7 +266,7 @@ public final class Layout {
           // ligatures are two letters); one that starts a sequence types
           // nothing until the next key, as a dead key.
           var character = xkb_keysym_to_utf32(keysym)
-          var isDeadKey = XKBKeymap.isDeadKey(keysym) || keysym == XKBKeymap.multiKey
+          var isDeadKey = XKBKeymap.isDeadKey(keysym)
           if let compose, !isDeadKey {
             xkb_compose_state_reset(compose)
             xkb_compose_state_feed(compose, keysym)

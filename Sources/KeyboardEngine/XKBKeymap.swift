@@ -163,9 +163,6 @@ final class XKBKeymap {
   /// The dead keysyms, dead_grave (0xfe50) to the end of their block.
   static func isDeadKey(_ keysym: xkb_keysym_t) -> Bool { (0xfe50...0xfe9f).contains(keysym) }
 
-  /// Multi_key, the Compose key.
-  static let multiKey: xkb_keysym_t = 0xff20
-
   deinit {
     xkb_keymap_unref(keymap)
     xkb_context_unref(context)
