@@ -51,12 +51,5 @@ def test_the_udev_rule_marks_the_virtual_keyboard():
         print("  udevadm test %s: VKBD_VIRTUAL=1 VKBD_IGNORE=1" % event)
     finally:
         subprocess.run(["umount", rules])
-        # udevadm test wrote udev's database for these device numbers, and no
-        # udevd runs here to forget them: a later device with the number
-        # of the virtual keyboard would read VKBD_IGNORE=1 from it.
-        for node in tested_nodes:
-            number = os.stat(node).st_rdev
-            database = "/run/udev/data/c%d:%d" % (os.major(number), os.minor(number))
-            if os.path.exists(database):
-                os.unlink(database)
+        vmlib.forget_udev_data(tested_nodes)
     daemon.stop(signal.SIGTERM)

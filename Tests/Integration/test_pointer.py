@@ -157,10 +157,6 @@ def test_the_virtual_pointer_is_marked_by_the_udev_rule_and_the_libinput_quirk()
         print("  %s: %s; VKBD_VIRTUAL=1 VKBD_IGNORE=1" % (node, listed.stdout.strip()))
     finally:
         if node is not None:
-            # udevadm test wrote udev's database for this device number.
-            number = os.stat(node).st_rdev if os.path.exists(node) else None
-            database = number and "/run/udev/data/c%d:%d" % (os.major(number), os.minor(number))
-            if database and os.path.exists(database):
-                os.unlink(database)
+            vmlib.forget_udev_data([node])
         source.close()
         daemon.stop(signal.SIGTERM)

@@ -110,6 +110,13 @@ class RawAgent(Process):
         return [json.loads(line)["active"] for line in list(self.lines) if '"type":"session"' in line]
 
 
+def print_logs(agent, daemon=None):
+    """The end of the agent's log, and of the daemon's, for a failure."""
+    print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
+    if daemon is not None:
+        print("  the daemon's log:\n" + daemon.stderr_text()[-3000:])
+
+
 def focused(report, app, rule_origin):
     focus = report["focus"]
     return focus.get("app") == app and focus.get("ruleOrigin") == rule_origin
@@ -261,7 +268,7 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
         except AssertionError:
             if agent is None:
                 raise
-            print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
+            print_logs(agent)
             for query in ("get_seats", "get_tree"):
                 print("  swaymsg -t %s:\n%s" % (query, desktop.swaymsg("-t", query).stdout[-3000:]))
             print(open(DESKTOP + "/desktop.log").read()[-3000:])
@@ -374,7 +381,7 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "uid %d" % USER not in log and "qqsh" not in log, "typed text or a program's output reached a log"
         except AssertionError:
-            print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
+            print_logs(agent)
             raise
         finally:
             desktop.close()
@@ -433,8 +440,7 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "mine" not in log, "a snippet's text reached a log"
         except AssertionError:
-            print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
-            print("  the daemon's log:\n" + daemon.stderr_text()[-3000:])
+            print_logs(agent, daemon)
             raise
         finally:
             desktop.close()
@@ -490,8 +496,7 @@ def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
                 log = daemon.stderr_text() + "\n".join(agent.lines)
                 assert "long snippet" not in log and "what the user copied" not in log, "text reached a log"
             except AssertionError:
-                print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
-                print("  the daemon's log:\n" + daemon.stderr_text()[-2000:])
+                print_logs(agent, daemon)
                 raise
             finally:
                 desktop.close()

@@ -280,6 +280,19 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def forget_udev_data(nodes):
+    """`udevadm test` writes udev's database for the devices it tests, and no
+    udevd runs here to forget it: a later device with the number of one of
+    `nodes` would read what the rule set there (VKBD_IGNORE=1). Nodes gone
+    already are passed over."""
+    for node in nodes:
+        if os.path.exists(node):
+            number = os.stat(node).st_rdev
+            database = "/run/udev/data/c%d:%d" % (os.major(number), os.minor(number))
+            if os.path.exists(database):
+                os.unlink(database)
+
+
 def start_probe(name, excluded="-", count=2000000000, ready=True, motion=False):
     """The project's C probe (Benchmarks/Latency/probe.c, built into
     $VKBD_LATENCY_TOOLS) reading the device `name` (its key events, or with
