@@ -46,3 +46,29 @@ def bench_memory_and_start_up():
         rss = sorted(kib for _, kib in runs)
         print("  %-16s start-up (fork to virtual keyboard ready and keyboards grabbed) %.0f ms (%.0f to %.0f);"
               " idle RSS %.1f MiB" % (label, times[STARTS // 2], times[0], times[-1], rss[STARTS // 2] / 1024))
+
+
+def bench_memory_of_the_session_agent_idle_in_sway():
+    """The session agent (the build beside VKBD_BIN) in a headless sway
+    with foot, connected to the daemon and counted: its resident memory
+    once it has reported, and the CPU time it uses idle for 20 s."""
+    from test_desktop import USER, Desktop, as_user
+    from test_session import Process, agent_binary, wait_status
+    config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER
+    daemon = vmlib.Daemon(["run"], config_text=config)
+    daemon.wait_ready()
+    desktop = Desktop(layout="us")
+    try:
+        agent = Process(as_user([agent_binary()], desktop.client_env()))
+        wait_status(lambda report: report["focus"].get("app") == "foot", "the agent's report", timeout=120)
+        time.sleep(5)
+        pid = agent.process.pid
+        # setpriv and env exec the agent: the pid is the agent's own.
+        before = vmlib.cpu_seconds(pid)
+        time.sleep(20)
+        used = vmlib.cpu_seconds(pid) - before
+        print("  session agent idle in sway (wlroots source, input method, sway IPC): RSS %.1f MiB,"
+              " %.2f s of CPU in 20 s" % (vmlib.rss_kib(pid) / 1024, used))
+    finally:
+        desktop.close()
+        daemon.stop()
