@@ -116,12 +116,6 @@ public struct TextModel: Sendable {
     self.isFieldStart = isFieldStart && !isTruncated
   }
 
-  /// Marks the model's start as the field's start (a report agreed with it).
-  mutating func markFieldStart() {
-    isFieldStart = true
-    isTruncated = false
-  }
-
   /// The model's text, oldest first (for tests and diagnostics; allocates).
   public var text: String {
     var result = String.UnicodeScalarView()

@@ -17,8 +17,6 @@ struct VKBD: ParsableCommand {
 
 /// The exit codes vkbd uses, from sysexits.h.
 enum SysExit {
-  /// EX_USAGE: the command line was wrong.
-  static let usage = ExitCode(64)
   /// EX_DATAERR: the input data (a script) was wrong.
   static let dataError = ExitCode(65)
   /// EX_UNAVAILABLE: a service (uinput, the daemon) is not there.

@@ -34,7 +34,6 @@ struct SnippetLoader {
   static let maximumReplacementLength = 65_536
   static let maximumImportDepth = 16
 
-  static let fileKeys = ["matches", "global_vars", "imports", "anchors"]
   /// Top-level keys of espanso's legacy format, which it ignores now.
   static let legacyFileKeys = ["name", "parent", "exclude_default_entries"]
   static let matchKeys = [

@@ -64,9 +64,6 @@ final class ControlServer {
     chunk.deallocate()
   }
 
-  /// How many clients are connected.
-  var clientCount: Int { clients.count }
-
   /// Handles a ready token if it is the server's; false when it is not.
   func handle(_ token: UInt64) -> Bool {
     switch token {
