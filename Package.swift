@@ -21,6 +21,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     // Tests only: the YAML composer is checked against the parser vkbd used before.
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
@@ -45,14 +46,27 @@ let package = Package(
       name: "CAgent",
       linkerSettings: [.linkedLibrary("wayland-client")]
     ),
+    // PCRE2 for UTF-32 text: the regexes of triggers and app rules.
+    .systemLibrary(
+      name: "CPCRE2",
+      pkgConfig: "libpcre2-32",
+      providers: [.apt(["libpcre2-dev"])]
+    ),
     .systemLibrary(
       name: "CYAML",
       pkgConfig: "yaml-0.1",
       providers: [.apt(["libyaml-dev"])]
     ),
+    // The system layer both executables link: typed fds and errno, the
+    // event loop, line-framed connections, child processes, files.
+    .systemLibrary(name: "CLinuxSystem"),
+    .target(
+      name: "LinuxSystem",
+      dependencies: ["CLinuxSystem", .product(name: "SystemPackage", package: "swift-system")]
+    ),
     // The messages between the session agent and the daemon, which both link.
     .target(name: "AgentProtocol"),
-    .target(name: "SessionCommands", dependencies: ["AgentProtocol"]),
+    .target(name: "SessionWork", dependencies: ["AgentProtocol", "LinuxSystem"]),
     // The --log-level option both executables take.
     .target(
       name: "LogOptions",
@@ -62,7 +76,7 @@ let package = Package(
       ]),
     .target(
       name: "KeyboardEngine",
-      dependencies: ["CEvdev"],
+      dependencies: ["CEvdev", "CPCRE2"],
       swiftSettings: releaseSettings
     ),
     .executableTarget(
@@ -70,10 +84,12 @@ let package = Package(
       dependencies: [
         "AgentProtocol",
         "CEvdev",
+        "CLinuxSystem",
+        "LinuxSystem",
         "CSystemd",
         "CYAML",
         "KeyboardEngine",
-        "SessionCommands",
+        "SessionWork",
         "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
@@ -90,7 +106,8 @@ let package = Package(
       dependencies: [
         "AgentProtocol",
         "CAgent",
-        "SessionCommands",
+        "LinuxSystem",
+        "SessionWork",
         "CSystemd",
         "CXCB",
         "LogOptions",
@@ -105,7 +122,8 @@ let package = Package(
     .testTarget(
       name: "AgentTests",
       dependencies: [
-        "vkbd", "vkbd-agent", "AgentProtocol", "SessionCommands", .product(name: "Logging", package: "swift-log"),
+        "vkbd", "vkbd-agent", "AgentProtocol", "SessionWork", "LinuxSystem",
+        .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
     .testTarget(
@@ -113,7 +131,8 @@ let package = Package(
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "TestSupport", .product(name: "Yams", package: "Yams"),
+        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "TestSupport",
+        .product(name: "Yams", package: "Yams"),
       ],
       exclude: ["Fixtures"]),
   ],

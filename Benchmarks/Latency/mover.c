@@ -23,7 +23,7 @@ int main(int argc, char **argv) {
     perror(argv[1]);
     return 69;
   }
-  const char *hello = "{\"version\":1,\"type\":\"hello\",\"agent\":\"mover\",\"source\":\"bench\"}\n";
+  const char *hello = "{\"version\":2,\"type\":\"hello\",\"agent\":\"mover\",\"source\":\"bench\"}\n";
   if (send(agent, hello, strlen(hello), MSG_NOSIGNAL) < 0) return 69;
   long interval = 0;
   sscanf(argv[2], "%ld", &interval);
@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
   for (long window = 1;; window++) {
     char report[256];
     int length = snprintf(report, sizeof report,
-                          "{\"version\":1,\"type\":\"focus\",\"window\":%ld,\"app\":\"%s\",\"title\":\"window %ld\"}\n",
+                          "{\"version\":2,\"type\":\"focus\",\"window\":%ld,\"app\":\"%s\",\"title\":\"window %ld\"}\n",
                           window, window % 2 ? "foot" : "firefox", window);
     if (send(agent, report, (size_t)length, MSG_NOSIGNAL) < 0) return 0;  /* the daemon has stopped */
     nanosleep(&pause, NULL);

@@ -17,7 +17,7 @@ import Logging
 /// which outlives the agent; an application that waits for it stays silent.
 /// Focus.Focus signals never arrive from GTK 3: the agent follows
 /// StateChanged("focused") only.
-final class AccessibilitySource: FieldSource {
+final class AccessibilitySource: FieldSource, Reconnecting {
   let name = "at-spi"
 
   /// An accessible object on the bus: the unique name of its application's
@@ -69,6 +69,7 @@ final class AccessibilitySource: FieldSource {
   private var isStale = false
   private var lastReport: FieldReport?
   private var loggedBadOffset = false
+  var onDescriptorChange: () -> Void = {}
 
   /// Connects to the accessibility bus (`AT_SPI_BUS_ADDRESS`, else the
   /// address org.a11y.Bus gives on the session bus) and registers for the
@@ -150,8 +151,10 @@ final class AccessibilitySource: FieldSource {
   private func close() {
     for slot in slots { sd_bus_slot_unref(slot) }
     slots = []
-    sd_bus_flush_close_unref(bus)
+    let closing = bus
     bus = nil
+    onDescriptorChange()
+    sd_bus_flush_close_unref(closing)
     focused = nil
     report(FieldReport(source: name))
   }

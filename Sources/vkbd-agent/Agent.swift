@@ -2,6 +2,7 @@ import AgentProtocol
 import ArgumentParser
 import CAgent
 import Glibc
+import LinuxSystem
 import LogOptions
 import Logging
 
@@ -76,24 +77,24 @@ struct VKBDAgent: ParsableCommand {
     guard try SessionLock.take(for: environment) else {
       throw AgentExit("another vkbd-agent serves this session", status: 0)
     }
-    let loop = try AgentLoop()
+    let agent = try AgentLoop()
     let (focusSource, watches) = try openSource(environment, logger: logger)
     logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
-    let daemon = DaemonLink(path: socket, source: focusSource.name, logger: logger)
-    let printed = { (message: AgentMessage) in
-      var output = StandardOutput()
+    let daemon = DaemonLink(path: socket, source: focusSource.name, loop: agent.loop, logger: logger)
+    let printed = { (message: any AgentProtocolMessage) in
+      var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
-    let settler = FocusSettler { [print] focus in print ? printed(.focus(focus)) : daemon.report(focus) }
-    focusSource.onFocus = { settler.take($0, at: monotonicMicroseconds()) }
+    let settler = FocusSettler(loop: agent.loop) { [print] focus in print ? printed(focus) : daemon.report(focus) }
+    focusSource.onFocus = { settler.take($0) }
     let fieldSource = openFieldSource(environment, focusSource: focusSource, logger: logger)
-    fieldSource?.onField = { [print] field in print ? printed(.field(field)) : daemon.report(field) }
+    fieldSource?.onField = { [print] field in print ? printed(field) : daemon.report(field) }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
     layoutSource?.onLayout = { [print] layout in
       var layout = layout
       // The daemon refuses a name it cannot take; the default serves then.
       if layout.locale.isEmpty, LayoutReport.isLocaleName(environment.locale) { layout.locale = environment.locale }
-      print ? printed(.layout(layout)) : daemon.report(layout)
+      print ? printed(layout) : daemon.report(layout)
     }
     logger.info(
       "sources",
@@ -101,23 +102,18 @@ struct VKBDAgent: ParsableCommand {
         "focus": "\(focusSource.name)", "field": "\(fieldSource?.name ?? "none")",
         "layout": "\(layoutSource?.name ?? "none")",
       ])
-    let userSnippets = UserSnippets(logger: logger)
+    let userSnippets = UserSnippets(loop: agent.loop, logger: logger)
     userSnippets.onFiles = { files, directory in daemon.report(snippetFiles: files, directory: directory) }
-    let timed: [Timed] = print ? [settler] : [settler, daemon, userSnippets]
-    daemon.tick(at: monotonicMicroseconds())  // connects at once
-    try focusSource.start()
     let extra: [Pollable] = [fieldSource, layoutSource].compactMap { $0 }.filter { $0 !== focusSource }
-    try loop.run(
-      [focusSource] + extra + watches + (print ? [] : [daemon, userSnippets]),
-      timeout: {
-        let now = monotonicMicroseconds()
-        let due = timed.compactMap(\.due).min()
-        return due.map { Int32(clamping: max(0, ($0 - now + 999) / 1000)) } ?? -1
-      },
-      tick: {
-        let now = monotonicMicroseconds()
-        for item in timed { item.tick(at: now) }
-      })
+    for item in [focusSource] + extra + watches { agent.add(item) }
+    if !print {
+      agent.add(daemon)
+      agent.add(userSnippets)
+      daemon.connect()
+      userSnippets.start()
+    }
+    try focusSource.start()
+    try agent.run()
   }
 
   /// The source `--source` names, or the first the session offers, and
@@ -207,132 +203,3 @@ struct VKBDAgent: ParsableCommand {
   }
 }
 
-/// Passes the focus on, but for a report that no window has it, which
-/// waits ``delay`` first: KWin says so before every switch of windows (and
-/// a compositor may deactivate one window before it activates the next),
-/// and the window report that follows within the delay replaces it. A
-/// report equal to the last one passed on is dropped.
-final class FocusSettler: Timed {
-  /// In microseconds.
-  static let delay: Int64 = 50_000
-
-  private let deliver: (FocusReport) -> Void
-  private var last: FocusReport?
-  private var waiting: FocusReport?
-  /// When the report that waits is due.
-  private(set) var due: Int64?
-
-  init(deliver: @escaping (FocusReport) -> Void) { self.deliver = deliver }
-
-  func take(_ report: FocusReport, at now: Int64) {
-    if report.window == 0 {
-      if waiting == nil { due = now + Self.delay }
-      waiting = report
-      return
-    }
-    waiting = nil
-    due = nil
-    pass(report)
-  }
-
-  /// Passes on the report that waits once it is due.
-  func tick(at now: Int64) {
-    guard let due, now >= due, let report = waiting else { return }
-    waiting = nil
-    self.due = nil
-    pass(report)
-  }
-
-  private func pass(_ report: FocusReport) {
-    guard report != last else { return }
-    last = report
-    deliver(report)
-  }
-}
-
-/// CLOCK_MONOTONIC now, in microseconds.
-func monotonicMicroseconds() -> Int64 {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1000
-}
-
-/// What the environment says of the session.
-struct SessionEnvironment {
-  var wayland: Bool
-  var x11: Bool
-  /// `XDG_CURRENT_DESKTOP`, split at colons: GNOME, KDE, sway…
-  var desktops: [String]
-  /// The display the agent serves, for its lock: `wayland-1`, `:0`.
-  var display: String
-  var runtimeDirectory: String?
-  /// `SWAYSOCK`: sway's IPC socket.
-  var swaySocket: String?
-  /// The locale of characters (`LC_ALL`, else `LC_CTYPE`, else `LANG`),
-  /// whose Compose file the session's applications read; empty if unset.
-  var locale: String
-
-  static var current: SessionEnvironment {
-    func variable(_ name: String) -> String? {
-      getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
-    let wayland = variable("WAYLAND_DISPLAY")
-    let x11 = variable("DISPLAY")
-    return SessionEnvironment(
-      wayland: wayland != nil, x11: x11 != nil,
-      desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
-      display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"),
-      locale: variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? "")
-  }
-}
-
-/// One agent a session: a lock file in `XDG_RUNTIME_DIR` named after the
-/// display, held (`flock`) as long as the agent runs.
-enum SessionLock {
-  /// Takes the lock; false when another agent holds it. Without a runtime
-  /// directory there is nothing to lock.
-  static func take(for environment: SessionEnvironment) throws(AgentExit) -> Bool {
-    guard let directory = environment.runtimeDirectory else { return true }
-    let display = String(environment.display.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
-    let path = "\(directory)/vkbd-agent-\(display).lock"
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw AgentExit("cannot open \(path): \(String(cString: strerror(errno)))") }
-    // The fd stays open, and the lock held, until the agent exits.
-    return flock(fd, LOCK_EX | LOCK_NB) == 0
-  }
-}
-
-/// Standard output as a `TextOutputStream`, written through at once.
-struct StandardOutput: TextOutputStream {
-  mutating func write(_ string: String) {
-    var bytes = Array(string.utf8)[...]
-    while !bytes.isEmpty {
-      let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
-      if written < 0 && errno == EINTR { continue }
-      guard written > 0 else { return }
-      bytes = bytes.dropFirst(written)
-    }
-  }
-}
-
-/// A whole file as text, at most `limit` bytes of it; nil when it cannot
-/// be read.
-func readText(_ path: String, limit: Int = 1 << 20) -> String? {
-  guard let file = fopen(path, "r") else { return nil }
-  defer { fclose(file) }
-  var bytes: [UInt8] = []
-  var chunk = [UInt8](repeating: 0, count: 65536)
-  while bytes.count < limit {
-    let count = fread(&chunk, 1, min(chunk.count, limit - bytes.count), file)
-    guard count > 0 else { break }
-    bytes += chunk[..<count]
-  }
-  return String(decoding: bytes, as: UTF8.self)
-}
-
-extension Substring {
-  /// The text without white space at either end.
-  var trimmed: String {
-    String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
-  }
-}

@@ -1,6 +1,7 @@
 import AgentProtocol
-import CAgent
 import Glibc
+import LinuxSystem
+import SystemPackage
 
 /// Why the agent stops: the session ended, or it cannot serve it.
 struct AgentExit: Error, CustomStringConvertible {
@@ -13,29 +14,37 @@ struct AgentExit: Error, CustomStringConvertible {
     self.status = status
   }
 
+  init(_ error: SystemError) { self.init(error.description) }
+
   var description: String { message }
 }
 
-/// Something the agent's loop waits on.
+/// Something the agent's loop watches: a connection to the desktop or the
+/// daemon, an inotify fd.
 protocol Pollable: AnyObject {
   /// The fd to wait on now; nil: none at the moment.
   var pollFD: Int32? { get }
+  /// Whether it waits for room to write as well.
+  var wantsWritable: Bool { get }
   /// Called before each wait (to flush what is to be sent).
   func beforeWait()
   /// The fd is readable, or hung up.
   func readable() throws(AgentExit)
+  /// The fd has room to write.
+  func writable()
 }
 
 extension Pollable {
+  var wantsWritable: Bool { false }
   func beforeWait() {}
+  func writable() {}
 }
 
-/// Something that has work at a time of its own.
-protocol Timed: AnyObject {
-  /// When it has work, on CLOCK_MONOTONIC in microseconds; nil: none.
-  var due: Int64? { get }
-  /// Does the work that is due at `now`.
-  func tick(at now: Int64)
+/// A ``Pollable`` whose fd changes: it connects again, or gives its
+/// connection up. It calls ``onDescriptorChange`` when it did, before it
+/// closes the old fd.
+protocol Reconnecting: Pollable {
+  var onDescriptorChange: () -> Void { get set }
 }
 
 /// Where the agent learns the focused window.
@@ -67,47 +76,97 @@ protocol LayoutSource: Pollable {
   var onLayout: (LayoutReport) -> Void { get set }
 }
 
-/// The agent's one loop: `poll` on its sources, the daemon's socket and a
-/// signalfd, with a timeout while something waits for its time.
-struct AgentLoop {
-  private let signals: Int32
+/// The agent's one loop: the shared ``EventLoop`` with the agent's
+/// sources, the daemon's socket, the programs it runs for the daemon, its
+/// timers and a signalfd (SIGTERM and SIGINT end it; SIGHUP is ignored).
+/// Nothing in it waits but the loop itself.
+final class AgentLoop {
+  let loop: EventLoop
+  private let signals: SignalReceiver
+  private var items: [(item: Pollable, fd: Int32?, token: UInt64?, writable: Bool)] = []
+  private var exit: AgentExit?
 
-  /// Blocks SIGTERM, SIGINT and SIGHUP and takes them on a signalfd.
   init() throws(AgentExit) {
-    var mask = sigset_t()
-    sigemptyset(&mask)
-    for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&mask, signal) }
-    sigprocmask(SIG_BLOCK, &mask, nil)
-    signals = signalfd(-1, &mask, Int32(SFD_CLOEXEC | SFD_NONBLOCK))
-    guard signals >= 0 else { throw AgentExit("signalfd: \(String(cString: strerror(errno)))") }
+    do {
+      loop = try EventLoop()
+      signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
+      try loop.watch(signals.fd) { [unowned self] _ in
+        while let signal = signals.next() {
+          if signal != SIGHUP { end(AgentExit("signal \(signal)", status: 0)) }
+        }
+      }
+    } catch {
+      throw AgentExit(error)
+    }
   }
 
-  /// Waits on `items` until one throws or a signal comes; `timeout()`
-  /// gives the longest wait in milliseconds (-1: none), and `tick` runs
-  /// after every wait, for what was waiting for its time.
-  func run(_ items: [Pollable], timeout: () -> Int32, tick: () -> Void) throws(AgentExit) {
-    while true {
-      for item in items { item.beforeWait() }
-      var fds = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
-      var owners: [Pollable] = []
-      for item in items {
-        guard let fd = item.pollFD else { continue }
-        fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-        owners.append(item)
+  /// Watches `item`'s fd from now on.
+  func add(_ item: Pollable) {
+    guard !items.contains(where: { $0.item === item }) else { return }
+    items.append((item, nil, nil, false))
+    if let changing = item as? Reconnecting {
+      changing.onDescriptorChange = { [unowned self, unowned item] in refresh(item) }
+    }
+    refresh(item)
+  }
+
+  /// Watches the fd `item` has now instead of the one it had: call it when
+  /// it changed, before the old one is closed.
+  func refresh(_ item: Pollable) {
+    guard let index = items.firstIndex(where: { $0.item === item }) else { return }
+    let fd = item.pollFD
+    guard fd != items[index].fd || (fd != nil && items[index].token == nil) else { return }
+    if let old = items[index].fd, let token = items[index].token {
+      loop.unwatch(FileDescriptor(rawValue: old), token: token)
+    }
+    items[index].fd = fd
+    items[index].writable = item.wantsWritable
+    items[index].token = fd.flatMap { fd in
+      try? loop.watch(FileDescriptor(rawValue: fd), for: item.wantsWritable ? [.readable, .writable] : .readable) {
+        [unowned self, unowned item] readiness in
+        if readiness.contains(.writable) { item.writable() }
+        guard readiness.contains(.readable) || readiness.contains(.hangUp) || readiness.contains(.error) else { return }
+        do throws(AgentExit) {
+          try item.readable()
+        } catch {
+          end(error)
+        }
       }
-      let count = poll(&fds, nfds_t(fds.count), timeout())
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else { throw AgentExit("poll: \(String(cString: strerror(errno)))") }
-      defer { tick() }
-      if count == 0 { continue }
-      if fds[0].revents != 0 {
-        var info = signalfd_siginfo()
-        _ = read(signals, &info, MemoryLayout<signalfd_siginfo>.size)
-        if info.ssi_signo != UInt32(SIGHUP) { throw AgentExit("signal \(info.ssi_signo)", status: 0) }
-      }
-      for (index, owner) in owners.enumerated() where fds[index + 1].revents != 0 {
-        try owner.readable()
-      }
+    }
+  }
+
+  /// Waits for room to write on the fds of the items that want it, and no
+  /// longer on the others'.
+  private func followWritable() {
+    for index in items.indices where items[index].item.wantsWritable != items[index].writable {
+      guard let fd = items[index].fd, let token = items[index].token else { continue }
+      let wants = items[index].item.wantsWritable
+      try? loop.change(FileDescriptor(rawValue: fd), token: token, to: wants ? [.readable, .writable] : .readable)
+      items[index].writable = wants
+    }
+  }
+
+  /// Ends the run with `exit` once the current turn is done.
+  func end(_ exit: AgentExit) {
+    if self.exit == nil { self.exit = exit }
+  }
+
+  /// Runs until a source, a signal or ``end(_:)`` ends it.
+  func run() throws(AgentExit) {
+    while exit == nil { try turn() }
+    throw exit!
+  }
+
+  /// One turn: each item flushes what it has to send, then the loop waits
+  /// (at most `timeoutMilliseconds`; -1: until something happens) and
+  /// calls the handlers of what is ready.
+  func turn(timeoutMilliseconds: Int32 = -1) throws(AgentExit) {
+    for (item, _, _, _) in items { item.beforeWait() }
+    followWritable()
+    do {
+      try loop.runOnce(timeoutMilliseconds: timeoutMilliseconds)
+    } catch {
+      throw AgentExit(error)
     }
   }
 }

@@ -1,21 +1,28 @@
 import AgentProtocol
 import Glibc
+import LinuxSystem
 import Logging
-import SessionCommands
+import SessionWork
 
 /// The agent's connection to the daemon's agent socket: hello, then the
-/// focus whenever it changes and the daemon counts this agent's reports.
-/// Reconnects (every ``retryInterval``) when the daemon is not there or
-/// restarts.
-final class DaemonLink: Pollable, Timed {
+/// focus, the field and the layout whenever they change and the daemon
+/// counts this agent's reports, and the answers to the daemon's requests,
+/// worked out as the loop goes on. Connects again (every
+/// ``retryInterval``) when the daemon is not there or restarts. Never
+/// waits: what the socket cannot take at once waits for it to have room.
+final class DaemonLink: Reconnecting {
   /// In microseconds.
   static let retryInterval: Int64 = 1_000_000
+  /// What may wait to be written: every match file of the user, and then some.
+  static let maximumPending = AgentProtocol.maximumSnippetBytes + (1 << 20)
 
   let path: String
   private let source: String
   private let logger: Logger
-  private var fd: Int32 = -1
-  private var received: [UInt8] = []
+  private let loop: EventLoop
+  private let worker: SessionWorker
+  private var connection: LineConnection?
+  private var reader = MessageReader<Void>()
   /// Whether the daemon counts this agent's reports now.
   private(set) var isActive = false
   /// The focus, field and layout last learnt, sent again when the daemon
@@ -25,57 +32,63 @@ final class DaemonLink: Pollable, Timed {
   private var layout: LayoutReport?
   /// The user's own match files, sent whole when the daemon counts this
   /// agent and whenever they change.
-  private var snippetFiles: (files: [(path: String, text: String)], directory: String)?
-  private var loggedAbsence = false
-  /// When to try to connect next; nil while connected.
-  private(set) var due: Int64? = 0
+  private var snippetFiles: (files: [SnippetFile], directory: String)?
+  /// The dialogs started for the daemon's requests that have not yet
+  /// taken the keyboard, with the window that had the focus when each
+  /// started: another window taking it is the dialog's.
+  private var dialogs: [UInt32: Int64] = [:]
+  /// Why the connection last failed, logged once until it changes.
+  private var lastFailure: String?
+  private var retry: ScheduledTimer?
+  var onDescriptorChange: () -> Void = {}
 
-  init(path: String, source: String, logger: Logger) {
+  init(path: String, source: String, loop: EventLoop, logger: Logger) {
     self.path = path
     self.source = source
+    self.loop = loop
     self.logger = logger
+    worker = SessionWorker(loop: loop)
+    reader.on(SessionStanding.self) { [unowned self] standing, _ in take(standing) }
+    reader.on(Refusal.self) { [unowned self] refusal, _ in disconnect("the daemon refused this agent: \(refusal.reason)") }
+    reader.on(VariableRequest.self) { [unowned self] request, _ in work(request) }
   }
 
-  var isConnected: Bool { fd >= 0 }
-  var pollFD: Int32? { fd >= 0 ? fd : nil }
+  var pollFD: Int32? { connection?.fd.rawValue }
+  var isConnected: Bool { connection != nil }
+  var wantsWritable: Bool { connection?.hasPendingOutput ?? false }
 
-  /// Connects when it is time to try.
-  func tick(at now: Int64) {
-    guard let due, now >= due else { return }
-    connect()
-    self.due = isConnected ? nil : now + Self.retryInterval
-  }
-
-  /// Connects and says hello; on failure, logs it once and stays away
-  /// until the next try.
+  /// Connects and says hello; on failure, logs it once and tries again
+  /// ``retryInterval`` later.
   func connect() {
-    guard fd < 0 else { return }
-    let socketFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard socketFD >= 0 else { return }
-    guard withSocketAddress(path, { Glibc.connect(socketFD, $0, $1) }) == 0 else {
-      if !loggedAbsence {
-        logger.notice(
-          "the daemon is not listening; trying again every second",
-          metadata: ["socket": "\(path)", "error": "\(String(cString: strerror(errno)))"])
-        loggedAbsence = true
-      }
-      close(socketFD)
+    retry = nil
+    guard connection == nil else { return }
+    do {
+      let fd = try UnixSocket.connect(to: path, nonBlocking: true)
+      connection = LineConnection(
+        fd, maximumLine: AgentProtocol.maximumValueMessage, maximumPending: Self.maximumPending)
+    } catch {
+      failed("the daemon is not listening (\(error.errno)); trying again every second")
       return
     }
-    fd = socketFD
-    loggedAbsence = false
+    onDescriptorChange()
+    lastFailure = nil
     logger.info("connected to the daemon", metadata: ["socket": "\(path)"])
-    send(.hello(agent: VKBDVersion.current, source: source))
+    send(Hello(agent: VKBDVersion.current, source: source))
   }
 
-  /// Remembers the focus and sends it when the daemon counts this agent.
+  /// Remembers the focus and sends it when the daemon counts this agent. A
+  /// dialog waiting for the keyboard has it once another window does.
   func report(_ report: FocusReport) {
     var bounded = report
     bounded.app = AgentProtocol.truncated(report.app, toBytes: AgentProtocol.maximumName)
     bounded.instance = report.instance.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumName) }
     bounded.title = report.title.map { AgentProtocol.truncated($0, toBytes: AgentProtocol.maximumTitle) }
     focus = bounded
-    if isActive { send(.focus(bounded)) }
+    if isActive { send(bounded) }
+    for (id, window) in dialogs where bounded.window != 0 && bounded.window != window {
+      dialogs[id] = nil
+      send(DialogShown(id: id))
+    }
   }
 
   /// Remembers the field and sends it when the daemon counts this agent;
@@ -89,12 +102,12 @@ final class DaemonLink: Pollable, Timed {
     }
     guard bounded != field else { return }
     field = bounded
-    if isActive { send(.field(bounded)) }
+    if isActive { send(bounded) }
   }
 
   /// Remembers the user's match files and sends them when the daemon
   /// counts this agent.
-  func report(snippetFiles files: [(path: String, text: String)], directory: String) {
+  func report(snippetFiles files: [SnippetFile], directory: String) {
     snippetFiles = (files, directory)
     logger.info("the user's match files", metadata: ["files": "\(files.count)", "directory": "\(directory)"])
     sendSnippetFiles()
@@ -102,95 +115,94 @@ final class DaemonLink: Pollable, Timed {
 
   private func sendSnippetFiles() {
     guard isActive, let snippetFiles else { return }
-    for file in snippetFiles.files { send(.snippetFile(path: file.path, text: file.text)) }
-    send(.snippetFilesEnd(directory: snippetFiles.directory, count: snippetFiles.files.count))
+    for file in snippetFiles.files { send(file) }
+    send(SnippetFilesEnd(directory: snippetFiles.directory, count: snippetFiles.files.count))
   }
 
   /// Remembers the layout and sends it when the daemon counts this agent.
   func report(_ report: LayoutReport) {
     guard report != layout else { return }
     layout = report
-    if isActive { send(.layout(report)) }
+    if isActive { send(report) }
   }
 
   func readable() throws(AgentExit) {
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    let count = read(fd, &chunk, chunk.count)
-    if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-    guard count > 0 else {
-      disconnect("the daemon closed the connection")
-      return
-    }
-    received += chunk[..<count]
-    while let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
-      let line = received[..<newline]
-      received.removeSubrange(...newline)
-      let message: DaemonMessage
-      do {
-        message = try DaemonMessage(decoding: line)
-      } catch {
-        disconnect("the daemon sent what this agent cannot read: \(error.message)")
-        return
-      }
-      switch message {
-      case .session(let active):
-        isActive = active
-        logger.info(
-          active ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
-        if active {
-          if let layout { send(.layout(layout)) }
-          if let focus { send(.focus(focus)) }
-          if let field { send(.field(field)) }
-          sendSnippetFiles()
+    guard let connection else { return }
+    do throws(LineConnection.End) {
+      try connection.read()
+      while self.connection === connection, let line = try connection.nextLine() {
+        do {
+          try reader.read(line, ())
+        } catch {
+          disconnect("the daemon sent what this agent cannot read: \(error.message)")
         }
-      case .refused(let reason):
-        disconnect("the daemon refused this agent: \(reason)")
-        return
-      case .variable(let request):
-        // Runs here, as this user; a program is bounded in time
-        // (SessionWork), and the daemon gives up on its own timeout.
-        let result = SessionWork.perform(request)
+      }
+    } catch {
+      disconnect(error == .closed ? "the daemon closed the connection" : "\(error)")
+    }
+  }
+
+  func writable() {
+    do {
+      try connection?.flush()
+    } catch {
+      disconnect("could not write to the daemon: \(error)")
+    }
+  }
+
+  private func take(_ standing: SessionStanding) {
+    isActive = standing.active
+    logger.info(
+      isActive ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
+    guard isActive else { return }
+    if let layout { send(layout) }
+    if let focus { send(focus) }
+    if let field { send(field) }
+    sendSnippetFiles()
+  }
+
+  /// Works out a request as this user, on the loop; a dialog's program
+  /// that started waits for its window to take the focus.
+  private func work(_ request: VariableRequest) {
+    worker.perform(
+      request, dialogStarted: { [unowned self] in dialogs[request.id] = focus?.window ?? 0 },
+      answer: { [unowned self] result in
+        dialogs[request.id] = nil
         if case .failure(let reason) = result {
           logger.notice(
             "a snippet variable got no value", metadata: ["kind": "\(request.kind.rawValue)", "why": "\(reason)"])
         }
-        send(.value(VariableAnswer(id: request.id, result: result)))
-      }
-    }
-    if received.count >= AgentProtocol.maximumMessage { disconnect("the daemon sent a line too long") }
+        send(VariableAnswer(id: request.id, result: result))
+      })
   }
 
-  /// Writes one message whole, or gives up the connection: a daemon whose
-  /// socket is full is stuck, and a partial line would garble the next.
-  private func send(_ message: AgentMessage) {
-    guard fd >= 0 else { return }
-    let bytes = message.encoded()
-    var written = 0
-    // The daemon reads a little of each agent per loop turn: a long run of
-    // match files fills the socket, and the agent waits for it to drain
-    // (up to a second at a time), which only the agent can afford.
-    while written < bytes.count {
-      let sent = bytes[written...].withUnsafeBytes {
-        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
-      }
-      if sent > 0 {
-        written += sent
-        continue
-      }
-      var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-      guard sent < 0, errno == EAGAIN || errno == EINTR, poll(&ready, 1, 1000) > 0 else {
-        disconnect("could not write to the daemon: \(String(cString: strerror(errno)))")
-        return
-      }
+  /// Queues one message and writes what the socket takes now; a daemon
+  /// that reads nothing of a whole set of match files is stuck, and the
+  /// connection is given up.
+  private func send(_ message: some AgentProtocolMessage) {
+    guard let connection else { return }
+    do {
+      try connection.send(message.encoded())
+    } catch {
+      disconnect("could not write to the daemon: \(error)")
     }
   }
 
   private func disconnect(_ why: String) {
-    logger.notice("\(why); reconnecting")
-    close(fd)
-    fd = -1
-    due = monotonicMicroseconds() + Self.retryInterval
-    received.removeAll()
+    guard connection != nil else { return }
+    let old = connection
+    connection = nil
+    withExtendedLifetime(old) { onDescriptorChange() }  // before the old fd closes
     isActive = false
+    failed("\(why); reconnecting")
+  }
+
+  /// Logs why (once for the same reason in a row) and tries again later.
+  private func failed(_ why: String) {
+    if why != lastFailure { logger.notice("\(why)", metadata: ["socket": "\(path)"]) }
+    lastFailure = why
+    if retry == nil {
+      retry = loop.schedule(at: monotonicMicroseconds() + Self.retryInterval) { [unowned self] in connect() }
+    }
   }
 }

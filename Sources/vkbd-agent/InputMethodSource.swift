@@ -11,7 +11,7 @@ import Logging
 /// application as before. When another input method holds the seat (fcitx,
 /// IBus), the compositor says the agent's is unavailable, and the agent
 /// gives it up.
-final class InputMethodSource: FieldSource {
+final class InputMethodSource: FieldSource, Reconnecting {
   let name = "input-method"
 
   /// A text field sends at most 4000 bytes around the cursor: a text before
@@ -36,6 +36,7 @@ final class InputMethodSource: FieldSource {
   private var pending = State()
   private var lastReport: FieldReport?
   private var loggedBadText = false
+  var onDescriptorChange: () -> Void = {}
 
   struct State: Equatable {
     var active = false
@@ -93,9 +94,11 @@ final class InputMethodSource: FieldSource {
 
   /// Gives the connection up: the field comes from the app only from here on.
   private func stop() {
-    if let display { wl_display_disconnect(display) }
+    let closing = display
     display = nil
     inputMethod = nil
+    onDescriptorChange()
+    if let closing { wl_display_disconnect(closing) }
   }
 
   /// The role a field's content type says (zwp_text_input_v3's purpose and

@@ -1,6 +1,7 @@
 import AgentProtocol
 import CSystemd
 import Glibc
+import LinuxSystem
 import Logging
 
 /// The focused window on GNOME Shell and KDE Plasma, whose Wayland
@@ -343,7 +344,7 @@ struct KxkbConfig: Equatable {
     let directory =
       getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
       ?? getenv("HOME").map { String(cString: $0) + "/.config" }
-    guard let directory, let text = readText(directory + "/kxkbrc") else { return nil }
+    guard let directory, let text = try? Files.readText(directory + "/kxkbrc") else { return nil }
     return KxkbConfig(parsing: text)
   }
 }

@@ -1,5 +1,7 @@
 import AgentProtocol
+import FoundationEssentials
 import Glibc
+import LinuxSystem
 import Logging
 
 /// sway's keyboard layout, through its IPC socket (`SWAYSOCK`): the
@@ -10,7 +12,7 @@ import Logging
 /// names are found in xkeyboard-config's list (``LayoutDescriptions``).
 /// The keyboard followed is vkbd's virtual keyboard when sway lists it
 /// (its keymap is the one that reads vkbd's keys), else the first.
-final class SwayLayoutSource: LayoutSource {
+final class SwayLayoutSource: LayoutSource, Reconnecting {
   let name = "sway"
 
   /// sway's message types (sway-ipc(7)).
@@ -30,16 +32,37 @@ final class SwayLayoutSource: LayoutSource {
   private var lastReport: LayoutReport?
   private var loggedUnknown: Set<String> = []
   var onLayout: (LayoutReport) -> Void = { _ in }
+  var onDescriptorChange: () -> Void = {}
+
+  /// What the agent reads of an input device in sway's replies and events.
+  struct Input: Decodable, Equatable {
+    var identifier: String?
+    var name: String?
+    var type: String?
+    var layoutNames: [String?]?
+    var activeLayout: Int?
+
+    enum CodingKeys: String, CodingKey {
+      case identifier, name, type
+      case layoutNames = "xkb_layout_names"
+      case activeLayout = "xkb_active_layout_index"
+    }
+  }
+
+  /// An `input` event.
+  struct InputEvent: Decodable {
+    var change: String
+    var input: Input
+  }
 
   /// Connects to sway and asks for the keyboards and their changes.
   init(path: String, logger: Logger, descriptions: LayoutDescriptions = .system) throws(AgentExit) {
     self.logger = logger
     self.descriptions = descriptions
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0, withSocketAddress(path, { connect(fd, $0, $1) }) == 0 else {
-      let reason = String(cString: strerror(errno))
-      if fd >= 0 { close(fd) }
-      throw AgentExit("cannot connect to sway's IPC socket \(path): \(reason)")
+    do {
+      fd = try UnixSocket.connect(to: path).rawValue
+    } catch {
+      throw AgentExit("cannot connect to sway's IPC socket \(path): \(error.errno)")
     }
     send(.subscribe, #"["input"]"#)
     send(.getInputs, "")
@@ -56,8 +79,10 @@ final class SwayLayoutSource: LayoutSource {
     let count = read(fd, &chunk, chunk.count)
     if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
     guard count > 0 else {
-      close(fd)
+      let closing = fd
       fd = -1
+      onDescriptorChange()
+      close(closing)
       return
     }
     received += chunk[..<count]
@@ -71,19 +96,20 @@ final class SwayLayoutSource: LayoutSource {
     }
   }
 
-  /// One reply or event.
+  /// One reply or event; what is not JSON of the expected shape is passed over.
   func take(type: UInt32, payload: [UInt8]) {
-    guard let json = JSON(parsing: payload) else { return }
+    let decoder = JSONDecoder()
     switch Message(rawValue: type) {
     case .getInputs:
+      guard let inputs = try? decoder.decode([Input].self, from: Data(payload)) else { return }
       keyboard = nil
-      json.array.map(takeInputs)
+      takeInputs(inputs)
     case .inputEvent:
-      guard let change = json["change"]?.string, let input = json["input"] else { return }
-      switch change {
-      case "xkb_keymap", "xkb_layout": takeInputs([input])
-      case "added" where keyboard == nil: takeInputs([input])
-      case "removed" where input["identifier"]?.string == keyboard:
+      guard let event = try? decoder.decode(InputEvent.self, from: Data(payload)) else { return }
+      switch event.change {
+      case "xkb_keymap", "xkb_layout": takeInputs([event.input])
+      case "added" where keyboard == nil: takeInputs([event.input])
+      case "removed" where event.input.identifier == keyboard:
         keyboard = nil
         send(.getInputs, "")
       default: break
@@ -95,19 +121,19 @@ final class SwayLayoutSource: LayoutSource {
   /// Follows the keyboard among `inputs`: the one followed so far, else
   /// vkbd's, else the first. An event of another keyboard than the one
   /// followed says nothing of it.
-  private func takeInputs(_ inputs: [JSON]) {
-    let keyboards = inputs.filter { $0["type"]?.string == "keyboard" && $0["xkb_layout_names"] != nil }
-    var chosen = keyboards.first { $0["identifier"]?.string == keyboard }
+  private func takeInputs(_ inputs: [Input]) {
+    let keyboards = inputs.filter { $0.type == "keyboard" && $0.layoutNames != nil }
+    var chosen = keyboards.first { $0.identifier == keyboard }
     if chosen == nil && (keyboard == nil || inputs.count > 1) {
-      chosen = keyboards.first { $0["name"]?.string?.hasPrefix("vkbd") == true } ?? keyboards.first
+      chosen = keyboards.first { $0.name?.hasPrefix("vkbd") == true } ?? keyboards.first
     }
     guard let chosen else { return }
-    keyboard = chosen["identifier"]?.string
+    keyboard = chosen.identifier
     report(chosen)
   }
 
-  private func report(_ input: JSON) {
-    let names = input["xkb_layout_names"]?.array?.map { $0.string } ?? []
+  private func report(_ input: Input) {
+    let names = input.layoutNames ?? []
     guard !names.isEmpty, names.count <= AgentProtocol.maximumGroups else { return }
     var layouts: [String] = []
     var variants: [String] = []
@@ -122,7 +148,7 @@ final class SwayLayoutSource: LayoutSource {
       layouts.append(layout)
       variants.append(variant)
     }
-    let group = input["xkb_active_layout_index"]?.integer ?? 0
+    let group = input.activeLayout ?? 0
     let report = LayoutReport(
       source: name, layout: layouts.joined(separator: ","),
       variant: variants.allSatisfy(\.isEmpty) ? "" : variants.joined(separator: ","),
@@ -144,42 +170,3 @@ final class SwayLayoutSource: LayoutSource {
   }
 }
 
-/// xkeyboard-config's layouts and variants by description, read from its
-/// rules list (`evdev.lst`): "German (no dead keys)" is `de(nodeadkeys)`.
-/// A description both a layout and a variant give (Sun keyboards' variants
-/// describe themselves as their layout) is the layout.
-struct LayoutDescriptions {
-  private var byDescription: [String: (layout: String, variant: String)] = [:]
-
-  static let path = "/usr/share/X11/xkb/rules/evdev.lst"
-  /// The system's list; empty when it cannot be read.
-  static var system: LayoutDescriptions { LayoutDescriptions(list: readText(path) ?? "") }
-
-  /// Reads the `! layout` and `! variant` sections of a rules list.
-  init(list: String) {
-    var section = ""
-    var variants: [(String, (String, String))] = []
-    for line in list.split(separator: "\n") {
-      if line.hasPrefix("!") {
-        section = line.dropFirst().trimmed
-        continue
-      }
-      let trimmed = line.trimmed
-      guard let space = trimmed.firstIndex(of: " ") else { continue }
-      let name = String(trimmed[..<space])
-      let rest = trimmed[space...].trimmed
-      switch section {
-      case "layout": byDescription[rest] = byDescription[rest] ?? (name, "")
-      case "variant":
-        guard let colon = rest.firstIndex(of: ":") else { continue }
-        let layout = String(rest[..<colon])
-        variants.append((rest[rest.index(after: colon)...].trimmed, (layout, name)))
-      default: break
-      }
-    }
-    for (description, names) in variants where byDescription[description] == nil { byDescription[description] = names }
-  }
-
-  /// The layout and variant a description names; nil for an unknown one.
-  func names(for description: String) -> (layout: String, variant: String)? { byDescription[description] }
-}

@@ -1,14 +1,14 @@
 import AgentProtocol
-import Glibc
+import LinuxSystem
 import Logging
-import SessionCommands
+import SessionWork
 
 /// The user's own espanso files (`$XDG_CONFIG_HOME/espanso`: the match
 /// files under `match/`, the application configs in `config/`): read here,
 /// as the user, and sent to the daemon whole, again whenever one changes
 /// (inotify, a moment after the last change). The daemon parses them and
 /// never opens a path in the user's home.
-final class UserSnippets: Pollable, Timed {
+final class UserSnippets: Pollable {
   /// How long after a change the files are read: an editor's save is
   /// several events.
   static let settleTime: Int64 = 300_000
@@ -17,71 +17,73 @@ final class UserSnippets: Pollable, Timed {
 
   let directory: String
   private let logger: Logger
-  private let inotify: Int32
-  private var watched: [Int32: String] = [:]
-  private(set) var due: Int64? = 0
-  /// Takes the files (path and text) and their directory.
-  var onFiles: ([(path: String, text: String)], String) -> Void = { _, _ in }
+  private let loop: EventLoop
+  private let inotify: Inotify?
+  private var scheduled: ScheduledTimer?
+  /// Whether the files were ever sent: a directory missing from the start
+  /// is reported once as no files.
+  private var sent = false
+  /// Takes the files and their directory.
+  var onFiles: ([SnippetFile], String) -> Void = { _, _ in }
 
-  init(directory: String = SessionWork.espansoDirectory, logger: Logger) {
+  init(directory: String = Programs.espansoDirectory, loop: EventLoop, logger: Logger) {
     self.directory = directory
+    self.loop = loop
     self.logger = logger
-    inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    inotify = try? Inotify()
   }
 
-  deinit { if inotify >= 0 { close(inotify) } }
+  var pollFD: Int32? { inotify?.fd.rawValue }
 
-  var pollFD: Int32? { inotify >= 0 ? inotify : nil }
+  /// Reads the files now, and watches them.
+  func start() { read() }
 
   func readable() throws(AgentExit) {
-    var buffer = [UInt8](repeating: 0, count: 16384)
-    while read(inotify, &buffer, buffer.count) > 0 {}
-    due = monotonicMicroseconds() + Self.settleTime
+    inotify?.drain()
+    schedule(after: Self.settleTime)
   }
 
-  func tick(at now: Int64) {
-    guard let due, now >= due else { return }
-    self.due = nil
-    var kind = stat()
-    guard stat(directory, &kind) == 0, kind.st_mode & S_IFMT == S_IFDIR else {
-      if !watched.isEmpty || due == 0 { onFiles([], directory) }
-      for descriptor in watched.keys { inotify_rm_watch(inotify, descriptor) }
-      watched = [:]
-      self.due = now + Self.lookInterval
+  private func schedule(after delay: Int64) {
+    if let scheduled { loop.cancel(scheduled) }
+    scheduled = loop.schedule(at: monotonicMicroseconds() + delay) { [unowned self] in read() }
+  }
+
+  private func read() {
+    scheduled = nil
+    guard Files.kind(of: directory) == .directory else {
+      if !(inotify?.watched.isEmpty ?? true) || !sent { onFiles([], directory) }
+      sent = true
+      inotify?.removeAll()
+      schedule(after: Self.lookInterval)
       return
     }
-    var files: [(path: String, text: String)] = []
-    watch(directory)
+    var files: [SnippetFile] = []
+    try? inotify?.watch(directory)
     walk(directory + "/match", into: &files)
     walk(directory + "/config", into: &files, deep: false)
+    sent = true
     onFiles(files, directory)
   }
 
   /// Reads the match files under `path` (those named `_…` too: they are
   /// imported), watching every directory.
-  private func watch(_ path: String) {
-    guard !watched.values.contains(path) else { return }
-    let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF)
-    let descriptor = inotify_add_watch(inotify, path, mask)
-    if descriptor >= 0 { watched[descriptor] = path }
-  }
-
-  private func walk(_ path: String, into files: inout [(path: String, text: String)], deep: Bool = true) {
-    guard let names = Directory.names(in: path) else { return }
-    watch(path)
+  private func walk(_ path: String, into files: inout [SnippetFile], deep: Bool = true) {
+    guard let names = Files.names(in: path) else { return }
+    try? inotify?.watch(path)
     for name in names where !name.hasPrefix(".") {
       let child = path + "/" + name
-      var info = stat()
-      guard stat(child, &info) == 0 else { continue }
-      if info.st_mode & S_IFMT == S_IFDIR {
+      switch Files.kind(of: child) {
+      case .directory?:
         if deep { walk(child, into: &files) }
-      } else if name.hasSuffix(".yml") || name.hasSuffix(".yaml") {
+      case .file? where name.hasSuffix(".yml") || name.hasSuffix(".yaml"):
         guard files.count < AgentProtocol.maximumSnippetFiles else { return }
-        guard info.st_size < AgentProtocol.maximumValueMessage / 2, let text = readText(child) else {
-          logger.notice("a match file is too big or unreadable; not sent", metadata: ["file": "\(child)"])
+        guard let text = try? Files.readText(child, limit: AgentProtocol.maximumValueMessage / 2) else {
+          logger.notice("a match file is too big, unreadable or not UTF-8; not sent", metadata: ["file": "\(child)"])
           continue
         }
-        files.append((child, text))
+        files.append(SnippetFile(path: child, text: text))
+      default:
+        break
       }
     }
   }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import ArgumentParser
 import Glibc
+import LinuxSystem
 
 /// The `vkbd` command: the daemon and the tools around it.
 struct VKBD: ParsableCommand {
@@ -28,21 +29,4 @@ enum SysExit {
 }
 
 /// Writes one line to standard error.
-func printError(_ message: String) {
-  var standardError = StandardError()
-  print("vkbd: \(message)", to: &standardError)
-}
-
-/// Standard error as a `TextOutputStream`.
-struct StandardError: TextOutputStream {
-  mutating func write(_ string: String) {
-    var bytes = Array(string.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
-      if written < 0 && errno == EINTR { continue }
-      if written <= 0 { return }
-      offset += written
-    }
-  }
-}
+func printError(_ message: String) { LinuxSystem.printError(message, program: "vkbd") }

@@ -2,6 +2,7 @@ import AgentProtocol
 import ArgumentParser
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 
@@ -10,30 +11,32 @@ import Testing
 
 /// The agent's link to the daemon, against the daemon's own agent server.
 @Suite(.serialized) struct DaemonLinkTests {
-  /// A server on a loop this test pumps, and an agent's link to it.
+  /// A server on a loop this test pumps, and an agent's link to it on the
+  /// agent's own loop.
   final class Pair {
     let path = "/tmp/vkbd-link-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/agent.sock"
     let loop: EventLoop
+    let budget = TurnBudget(perTurn: 4)
     let server: AgentServer
+    let agent: AgentLoop
     let link: DaemonLink
     var reports: [FocusReport?] = []
 
     init() throws {
       loop = try EventLoop()
-      server = try AgentServer(path: path, loop: loop, logger: Logger(label: "test"))
-      link = DaemonLink(path: path, source: "x11", logger: Logger(label: "test"))
+      server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
+      agent = try AgentLoop()
+      link = DaemonLink(path: path, source: "x11", loop: agent.loop, logger: Logger(label: "test"))
+      agent.add(link)
       server.onFocus = { [unowned self] in reports.append($0) }
     }
 
     /// Lets both sides handle what came, a few rounds.
     func pump() throws {
       for _ in 0..<20 {
-        let count = try loop.wait(milliseconds: 5)
-        for index in 0..<count { _ = server.handle(loop.token(at: index)) }
-        if let fd = link.pollFD {
-          var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-          if poll(&ready, 1, 0) > 0 { try link.readable() }
-        }
+        budget.renew()
+        try loop.runOnce(timeoutMilliseconds: 5)
+        try agent.turn(timeoutMilliseconds: 0)
       }
     }
   }
@@ -64,35 +67,34 @@ import Testing
   @Test func theLinkReconnectsWhenTheDaemonComesBack() throws {
     var pair: Pair? = try Pair()
     let path = pair!.path
-    let link = DaemonLink(path: path, source: "x11", logger: Logger(label: "test"))
+    let agent = try AgentLoop()
+    let link = DaemonLink(path: path, source: "x11", loop: agent.loop, logger: Logger(label: "test"))
+    agent.add(link)
     link.connect()
     try pair!.pump()
+    try agent.turn(timeoutMilliseconds: 0)
     #expect(link.isConnected)
     link.report(FocusReport(window: 3, app: "code"))
     pair = nil  // the daemon stops: its socket goes
     // The link reads what the daemon said before it went (that this
     // session does not count), then the end of the connection.
-    for _ in 0..<10 where link.isConnected {
-      var ready = pollfd(fd: link.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
-      _ = poll(&ready, 1, 1000)
-      try link.readable()
-    }
+    for _ in 0..<10 where link.isConnected { try agent.turn(timeoutMilliseconds: 1000) }
     #expect(!link.isConnected)
     link.connect()
     #expect(!link.isConnected, "nothing listens")
-    // A new daemon at the same path: the link says hello again and, once
-    // counted, sends the focus it knows.
+    // A new daemon at the same path: the link says hello again (on its
+    // own, a second later) and, once counted, sends the focus it knows.
     let loop = try EventLoop()
-    let server = try AgentServer(path: path, loop: loop, logger: Logger(label: "test"))
+    let budget = TurnBudget(perTurn: 4)
+    let server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
     var reports: [FocusReport?] = []
     server.onFocus = { reports.append($0) }
     server.setActiveUsers([geteuid()])
-    link.connect()
-    for _ in 0..<20 {
-      let count = try loop.wait(milliseconds: 5)
-      for index in 0..<count { _ = server.handle(loop.token(at: index)) }
-      var pending = pollfd(fd: link.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
-      if poll(&pending, 1, 0) > 0 { try link.readable() }
+    let deadline = monotonicMicroseconds() + 5_000_000
+    while reports.isEmpty && monotonicMicroseconds() < deadline {
+      budget.renew()
+      try loop.runOnce(timeoutMilliseconds: 5)
+      try agent.turn(timeoutMilliseconds: 5)
     }
     #expect(reports == [FocusReport(window: 3, app: "code")])
   }

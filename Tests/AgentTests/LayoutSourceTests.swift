@@ -1,6 +1,7 @@
 import AgentProtocol
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 
@@ -101,18 +102,31 @@ import Testing
   }
 
   @Test(arguments: [
-    ("{\"a\": [1, 2.5, \"x\\\"y\", true, null, {}], \"b\": {\"c\": -3}}", true),
-    ("[1, 2,]", false),
-    ("{\"a\" 1}", false),
-    ("\"unclosed", false),
+    (#"[{"identifier":"k","type":"keyboard","xkb_layout_names":["German"],"xkb_active_layout_index":0,"x":[1,2.5,{}]}]"#, true),
+    (#"[{"identifier":"k","type":"keyboard","xkb_layout_names":["German"]}"#, false),
+    (#"[{"identifier" "k"}]"#, false),
+    (#""unclosed"#, false),
     (String(repeating: "[", count: 100) + String(repeating: "]", count: 100), false),
   ])
-  func theJSONReaderTakesWhatSwaySendsAndNothingElse(text: String, valid: Bool) {
-    let json = JSON(parsing: Array(text.utf8))
-    #expect((json != nil) == valid)
-    if valid {
-      #expect(json?["b"]?["c"]?.integer == -3)
-      #expect(json?["a"]?.array?[2].string == "x\"y")
-    }
+  func whatSwaySendsIsReadAndNothingElse(text: String, valid: Bool) throws {
+    let source = try Self.detachedSource()
+    var reports: [LayoutReport] = []
+    source.onLayout = { reports.append($0) }
+    source.take(type: SwayLayoutSource.Message.getInputs.rawValue, payload: Array(text.utf8))
+    #expect(reports == (valid ? [LayoutReport(source: "sway", layout: "de")] : []))
+  }
+
+  /// A source connected to a socket no one answers: for feeding it
+  /// payloads directly.
+  static func detachedSource() throws -> SwayLayoutSource {
+    let directory = "/tmp/vkbd-sway-test-\(getpid())"
+    mkdir(directory, 0o700)
+    let path = directory + "/quiet.sock"
+    unlink(path)
+    let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(server) }
+    _ = withSocketAddress(path) { bind(server, $0, $1) }
+    listen(server, 1)
+    return try SwayLayoutSource(path: path, logger: Logger(label: "test"), descriptions: LayoutDescriptions(list: list))
   }
 }

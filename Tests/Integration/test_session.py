@@ -102,7 +102,7 @@ class RawAgent(Process):
         super().__init__(command, stdin=True)
 
     def send(self, **message):
-        self.process.stdin.write(json.dumps(dict(version=1, **message)) + "\n")
+        self.process.stdin.write(json.dumps(dict(version=2, **message)) + "\n")
         self.process.stdin.flush()
 
     def sessions(self):
@@ -565,6 +565,7 @@ apps:
         os.chown(path, USER, USER)
         os.chmod(path, 0o700)
     env = ["DISPLAY=:7", "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime]
+    agent = None
     try:
         Process(as_user(["Xvfb", ":7", "-nolisten", "tcp", "-screen", "0", "800x600x24"], env))
         deadline = time.time() + 60
@@ -573,7 +574,7 @@ apps:
             time.sleep(0.2)
         Process(as_user(["openbox", "--sm-disable"], env))
         time.sleep(2)
-        agent = Process(as_user([agent_binary()], env))
+        agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
         wait_status(lambda report: any(a.get("source") == "x11" for a in report["focus"]["agents"]), "the agent")
         Process(as_user(["xmessage", "-name", "terminal-like", "-title", "shell", "one"], env))
         report = wait_focus("Xmessage")
@@ -588,6 +589,10 @@ apps:
         print("  Xvfb and Openbox: WM_CLASS instance matched rule 1, the title \"Secret plan\" rule 2, "
               "and back to rule 1 on activation")
         assert "Secret" not in daemon.stderr_text() and "Secret" not in "\n".join(agent.lines)
+    except AssertionError:
+        if agent is not None:
+            print_logs(agent, daemon)
+        raise
     finally:
         daemon.stop()
 

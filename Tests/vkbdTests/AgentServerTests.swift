@@ -1,6 +1,7 @@
 import AgentProtocol
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 
@@ -12,12 +13,13 @@ import Testing
 final class AgentServerUnderTest {
   let path = "/tmp/vkbd-agent-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/agent.sock"
   let loop: EventLoop
+  let budget = TurnBudget(perTurn: 4)
   let server: AgentServer
   var reports: [FocusReport?] = []
 
   init(active: Bool = true) throws {
     loop = try EventLoop()
-    server = try AgentServer(path: path, loop: loop, logger: Logger(label: "test"))
+    server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
     server.onFocus = { [unowned self] in reports.append($0) }
     server.setActiveUsers(active ? [geteuid()] : [])
   }
@@ -27,8 +29,8 @@ final class AgentServerUnderTest {
   func pump(until condition: () -> Bool = { false }) {
     let deadline = monotonicMicroseconds() + 1_000_000
     repeat {
-      let count = (try? loop.wait(milliseconds: 10)) ?? 0
-      for index in 0..<count { _ = server.handle(loop.token(at: index)) }
+      budget.renew()
+      try? loop.runOnce(timeoutMilliseconds: 10)
     } while !condition() && monotonicMicroseconds() < deadline
   }
 
@@ -49,10 +51,10 @@ final class AgentServerUnderTest {
       _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    func send(_ message: AgentMessage) { send(message.encoded()) }
+    func send(_ message: some AgentProtocolMessage) { send(message.encoded()) }
 
     /// The daemon's messages that are waiting, and whether it closed the connection.
-    func received() -> (messages: [DaemonMessage], closed: Bool) {
+    func received() -> (messages: [DaemonSaid], closed: Bool) {
       var bytes: [UInt8] = []
       var buffer = [UInt8](repeating: 0, count: 65536)
       var closed = false
@@ -62,11 +64,30 @@ final class AgentServerUnderTest {
         if count <= 0 { break }
         bytes += buffer[..<count]
       }
-      let messages = bytes.split(separator: UInt8(ascii: "\n")).compactMap { try? DaemonMessage(decoding: $0) }
+      let messages = bytes.split(separator: UInt8(ascii: "\n")).compactMap(DaemonSaid.init)
       return (messages, closed)
     }
 
     func close() { _ = Glibc.close(fd) }
+  }
+}
+
+/// What the daemon said to an agent.
+enum DaemonSaid: Equatable {
+  case session(active: Bool)
+  case refused(String)
+  case variable(VariableRequest)
+
+  init?(_ line: ArraySlice<UInt8>) {
+    if let standing = try? decodeMessage(SessionStanding.self, from: line) {
+      self = .session(active: standing.active)
+    } else if let refusal = try? decodeMessage(Refusal.self, from: line) {
+      self = .refused(refusal.reason)
+    } else if let request = try? decodeMessage(VariableRequest.self, from: line) {
+      self = .variable(request)
+    } else {
+      return nil
+    }
   }
 }
 
@@ -75,11 +96,11 @@ final class AgentServerUnderTest {
     let server = try AgentServerUnderTest()
     let agent = server.connect()
     defer { agent.close() }
-    agent.send(.hello(agent: "0.1.0", source: "x11"))
+    agent.send(Hello(agent: "0.1.0", source: "x11"))
     let report = FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "~", role: .terminal)
-    agent.send(.focus(report))
+    agent.send(report)
     server.pump { server.reports.count == 1 }
-    agent.send(.focus(FocusReport(window: 2, app: "firefox")))
+    agent.send(FocusReport(window: 2, app: "firefox"))
     server.pump { server.reports.count == 2 }
     #expect(server.reports == [report, FocusReport(window: 2, app: "firefox")])
     #expect(agent.received().messages == [.session(active: true)])
@@ -101,7 +122,7 @@ final class AgentServerUnderTest {
     // last is applied; the very last report is the one in force.
     var burst: [UInt8] = []
     for window in 1...2000 {
-      burst += AgentMessage.focus(FocusReport(window: Int64(window), app: "app\(window)")).encoded()
+      burst += FocusReport(window: Int64(window), app: "app\(window)").encoded()
     }
     _ = fcntl(agent.fd, F_SETFL, O_NONBLOCK)
     var sent = 0
@@ -120,14 +141,14 @@ final class AgentServerUnderTest {
     let server = try AgentServerUnderTest(active: false)
     let agent = server.connect()
     defer { agent.close() }
-    agent.send(.focus(FocusReport(window: 1, app: "foot", title: "secret title")))
+    agent.send(FocusReport(window: 1, app: "foot", title: "secret title"))
     server.pump()
     #expect(server.reports.isEmpty)
     #expect(agent.received().messages == [.session(active: false)])
     // A seat switch makes it count; a report then counts.
     server.server.setActiveUsers([geteuid()])
     #expect(agent.received().messages == [.session(active: true)])
-    agent.send(.focus(FocusReport(window: 1, app: "foot")))
+    agent.send(FocusReport(window: 1, app: "foot"))
     server.pump { !server.reports.isEmpty }
     #expect(server.reports == [FocusReport(window: 1, app: "foot")])
     // Switched away again: its report is no longer in force.
@@ -137,7 +158,7 @@ final class AgentServerUnderTest {
   }
 
   @Test(arguments: [
-    (#"{"version":1,"type":"focus","window":1,"app":"a","extra":1}"#, "unknown field 'extra'"),
+    (#"{"version":2,"type":"focus","window":1,"app":"a","extra":1}"#, "unknown field 'extra'"),
     (#"{"version":9,"type":"hello","agent":"x","source":"y"}"#, "protocol version 9"),
     ("not json at all", "not a JSON object"),
   ])
@@ -148,7 +169,7 @@ final class AgentServerUnderTest {
     defer { good.close() }
     server.pump { server.server.statuses.count == 2 }
     bad.send(Array((line + "\n").utf8))
-    good.send(.focus(FocusReport(window: 1, app: "kitty")))
+    good.send(FocusReport(window: 1, app: "kitty"))
     server.pump { !server.reports.isEmpty && server.server.statuses.count == 1 }
     let answer = bad.received()
     #expect(answer.closed)
@@ -163,7 +184,7 @@ final class AgentServerUnderTest {
     let good = server.connect()
     defer { good.close() }
     let title = String(repeating: "x", count: 1 << 20)
-    let line = #"{"version":1,"type":"focus","window":1,"app":"a","title":""# + title + "\"}\n"
+    let line = #"{"version":2,"type":"focus","window":1,"app":"a","title":""# + title + "\"}\n"
     var sent = 0
     let bytes = Array(line.utf8)
     // The daemon closes the connection after the first 8 KiB: the rest fails to send.
@@ -176,7 +197,7 @@ final class AgentServerUnderTest {
     server.pump { server.server.statuses.count == 1 }
     #expect(server.server.statuses.count == 1, "the flooding agent is dropped")
     #expect(sent < bytes.count)
-    good.send(.focus(FocusReport(window: 1, app: "kitty")))
+    good.send(FocusReport(window: 1, app: "kitty"))
     server.pump { !server.reports.isEmpty }
     #expect(server.reports == [FocusReport(window: 1, app: "kitty")])
     flood.close()

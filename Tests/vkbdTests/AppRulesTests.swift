@@ -35,6 +35,28 @@ import Testing
     #expect(origin(FocusReport(window: 1, app: "foot")) == "built-in: terminals")
   }
 
+  /// `apps:` patterns are espanso's regex dialect, as triggers are (POSIX
+  /// ERE had no `\\d`, `\\b` or Unicode classes). In YAML they go in
+  /// single quotes, where a backslash is itself.
+  @Test(
+    arguments: [
+      (#"title: 'Invoice \d+'"#, "Invoice 42 - Billing", true),
+      (#"title: 'Invoice \d+'"#, "Invoice draft", false),
+      (#"title: '\bmail\b'"#, "Inbox - mail - Thunderbird", true),
+      (#"title: '\bmail\b'"#, "Gmail", false),
+      (#"app: '(?i)^FIREFOX$'"#, "firefox", true),
+      (#"app: '(?i)^FIREFOX$'"#, "firefox-esr", false),
+      (#"title: '^\p{Greek}+$'"#, "Λεξικό", true),
+      (#"title: '^\p{Greek}+$'"#, "Lexiko", false),
+      (#"title: '(?P<n>\d{4})-\d{2}'"#, "Report 2026-11", true),
+    ] as [(String, String, Bool)])
+  func appAndTitlePatternsAreEspansosRegexDialect(matcher: String, name: String, matches: Bool) throws {
+    let rules = try Self.rules("apps:\n  - \(matcher)\n    enabled: false\n")
+    let report =
+      matcher.hasPrefix("app") ? FocusReport(window: 1, app: name) : FocusReport(window: 1, app: "x", title: name)
+    #expect((rules.first(matching: report)?.index == 0) == matches)
+  }
+
   @Test func anAppMatcherTriesTheAppIdAndEitherWMClassField() throws {
     let rules = try Self.rules("apps:\n  - app: \"^xterm$\"\n    enabled: false\n")
     #expect(rules.first(matching: FocusReport(window: 1, app: "XTerm", instance: "xterm"))?.index == 0)

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 
@@ -11,6 +12,7 @@ import Testing
 final class ServerUnderTest: @unchecked Sendable {
   let path: String
   let loop: EventLoop
+  let budget = TurnBudget(perTurn: 4)
   let server: ControlServer
   private var stopped = false
   private let thread: Thread
@@ -21,7 +23,7 @@ final class ServerUnderTest: @unchecked Sendable {
     path = "/tmp/vkbd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
     loop = try EventLoop()
     server = try ControlServer(
-      path: path, groupName: nil, loop: loop, logger: Logger(label: "test"), clientTimeout: timeout)
+      path: path, groupName: nil, loop: loop, budget: budget, logger: Logger(label: "test"), clientTimeout: timeout)
     let box = Box()
     thread = Thread { box.run() }
     box.owner = self
@@ -36,8 +38,8 @@ final class ServerUnderTest: @unchecked Sendable {
     weak var owner: ServerUnderTest?
     func run() {
       while let owner, !owner.isStopped {
-        let count = (try? owner.loop.wait()) ?? 0
-        for index in 0..<count { _ = owner.server.handle(owner.loop.token(at: index)) }
+        owner.budget.renew()
+        try? owner.loop.runOnce()
       }
     }
   }

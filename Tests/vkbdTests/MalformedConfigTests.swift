@@ -1,4 +1,5 @@
 import Foundation
+import LinuxSystem
 import Testing
 
 @testable import vkbd
@@ -189,7 +190,7 @@ import Testing
     let path = "/tmp/vkbd-malformed-big-\(getpid()).yaml"
     #expect(FileManager.default.createFile(atPath: path, contents: nil))
     defer { unlink(path) }
-    #expect(truncate(path, off_t(largestReadableFile + 1)) == 0)  // sparse: zeros, read fast
+    #expect(truncate(path, off_t(Files.largestReadable + 1)) == 0)  // sparse: zeros, read fast
     let error = try #require(throws: ConfigErrors.self) { try ConfigLoader.load(path: path) }
     #expect(error.problems.map(\.description) == ["\(path):1:1: read \(path): File too large"])
   }

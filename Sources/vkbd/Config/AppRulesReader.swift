@@ -1,4 +1,5 @@
 import AgentProtocol
+import KeyboardEngine
 import Glibc
 
 /// Reads `apps:` and `session_users:` (DESIGN 7).
@@ -25,10 +26,10 @@ extension ConfigLoader {
             continue
           }
           do {
-            let pattern = try Pattern(text)
+            let pattern = try FilterRegex(text)
             if key == "app" { rule.app = .pattern(pattern) } else { rule.title = pattern }
           } catch {
-            reader.report("\(name): not a regular expression: \(error.message)", at: value)
+            reader.report("\(name): not a regular expression: \(error)", at: value)
             valid = false
           }
         case "role":

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 /// Reads the config file (YAML) into a ``Configuration``.
 enum ConfigLoader {
@@ -38,7 +39,7 @@ enum ConfigLoader {
   static func load(path: String) throws(ConfigErrors) -> Configuration {
     let text: String
     do {
-      text = try readFile(path)
+      text = try Files.readText(path)
     } catch {
       throw ConfigErrors(problems: [ConfigProblem(file: path, line: 1, column: 1, message: error.description)])
     }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 /// The daemon's whole configuration, as read from the config file.
 struct Configuration {
@@ -238,7 +239,7 @@ enum SystemKeyboard {
   /// The names in the first of ``paths`` that sets XKBLAYOUT, or `us`.
   static func layoutNames(paths: [String] = SystemKeyboard.paths) -> LayoutNames {
     for path in paths {
-      guard let contents = try? readFile(path), contents.contains("XKBLAYOUT=") else { continue }
+      guard let contents = try? Files.readText(path), contents.contains("XKBLAYOUT=") else { continue }
       return layoutNames(fromShellAssignments: contents)
     }
     return LayoutNames()
@@ -270,7 +271,7 @@ enum SystemLocale {
   /// when none does (or names what no locale is called).
   static func name(paths: [String] = SystemLocale.paths) -> String {
     for path in paths {
-      guard let contents = try? readFile(path) else { continue }
+      guard let contents = try? Files.readText(path) else { continue }
       let values = Dictionary(shellAssignments(contents), uniquingKeysWith: { _, last in last })
       for key: Substring in ["LC_ALL", "LC_CTYPE", "LANG"] {
         if let value = values[key], !value.isEmpty {

@@ -1,3 +1,5 @@
+import KeyboardEngine
+
 /// espanso's application configs (`config/*.yml` beside `match/`), read
 /// from what a user's session agent sent: each that filters by window class
 /// or title becomes an app rule. With `enable: false` no snippet expands
@@ -64,10 +66,10 @@ enum EspansoConfig {
     for (key, node) in [("filter_class", values["filter_class"]), ("filter_title", values["filter_title"])] {
       guard let node, let text = reader.string(node, key: key) else { continue }
       do {
-        let pattern = try Pattern(text)
+        let pattern = try FilterRegex(text)
         if key == "filter_class" { rule.app = .pattern(pattern) } else { rule.title = pattern }
       } catch {
-        reader.warn("\(key): not a regular expression vkbd reads: \(error.message)", at: node, kind: .unsupported)
+        reader.warn("\(key): not a regular expression vkbd reads: \(error)", at: node, kind: .unsupported)
         return nil
       }
     }

@@ -1,5 +1,5 @@
 import Glibc
-import SessionCommands
+import LinuxSystem
 
 /// Where match files are read from: the disk (the config's own files), or
 /// the files a session agent sent (a user's espanso directory, read as that
@@ -19,7 +19,7 @@ enum MatchFileKind { case file, directory }
 
 /// The files on this machine.
 struct DiskFiles: MatchFileSource {
-  func read(_ path: String) throws(SystemError) -> String { try readFile(path) }
+  func read(_ path: String) throws(SystemError) -> String { try Files.readText(path) }
 
   func kind(of path: String) -> MatchFileKind? {
     var info = stat()
@@ -27,7 +27,7 @@ struct DiskFiles: MatchFileSource {
     return info.st_mode & S_IFMT == S_IFDIR ? .directory : .file
   }
 
-  func names(in directory: String) -> [String] { Directory.names(in: directory) ?? [] }
+  func names(in directory: String) -> [String] { Files.names(in: directory) ?? [] }
 
   func canonical(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
@@ -46,7 +46,7 @@ struct SentFiles: MatchFileSource {
   }
 
   func read(_ path: String) throws(SystemError) -> String {
-    guard let text = files[MatchPaths.normalized(path)] else { throw SystemError("read", path, errno: ENOENT) }
+    guard let text = files[MatchPaths.normalized(path)] else { throw SystemError("read", path, errno: .noSuchFileOrDirectory) }
     return text
   }
 

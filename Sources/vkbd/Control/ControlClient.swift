@@ -1,6 +1,6 @@
-import AgentProtocol
 import ArgumentParser
 import Glibc
+import LinuxSystem
 
 /// The options every command that talks to the daemon takes.
 struct ClientOptions: ParsableArguments {
@@ -53,8 +53,8 @@ enum ControlClient {
       reply = try exchange(request, socket: path)
     } catch {
       switch error.errno {
-      case ENOENT, ECONNREFUSED: throw .notRunning
-      case EACCES, EPERM: throw .socketForbidden
+      case .noSuchFileOrDirectory, .connectionRefused: throw .notRunning
+      case .permissionDenied, .notPermitted: throw .socketForbidden
       default: throw .failed(error)
       }
     }
@@ -66,35 +66,26 @@ enum ControlClient {
   static let timeoutSeconds = 10
 
   static func exchange(_ request: ControlRequest, socket path: String) throws(SystemError) -> ControlReply {
-    let fd = try valueOrErrno("socket") {
-      socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    }
-    defer { close(fd) }
+    let fd = try UnixSocket.connect(to: path)
     var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    try valueOrErrno("connect", path) { withSocketAddress(path) { connect(fd, $0, $1) } }
-    let message = ControlProtocol.encode(request)
-    var sent = 0
-    while sent < message.count {
-      let count = message.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
-      if count < 0 && errno == EINTR { continue }
-      guard count > 0 else { break }  // the daemon closed early: its reply says why
-      sent += count
-    }
-    var received: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65_536)
-    while !received.contains(UInt8(ascii: "\n")) {
-      let count = read(fd, &chunk, chunk.count)
-      if count < 0 && errno == EINTR { continue }
-      if count < 0 && received.isEmpty { throw SystemError("read", path) }
-      if count <= 0 { break }
-      received += chunk[..<count]
-    }
-    let line = received.prefix { $0 != UInt8(ascii: "\n") }
-    guard let reply = ControlProtocol.decode(ControlReply.self, from: line) else {
-      throw SystemError("read a reply from", path, errno: EPROTO)
-    }
-    return reply
+    setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    setsockopt(fd.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let connection = LineConnection(
+      fd, maximumLine: ControlProtocol.maximumReply, maximumPending: ControlProtocol.maximumRequest)
+    // A daemon that closes before it read it all says why in its reply.
+    try? connection.send(ControlProtocol.encode(request))
+    do throws(LineConnection.End) {
+      while true {
+        if let line = try connection.nextLine() {
+          guard let reply = ControlProtocol.decode(ControlReply.self, from: line) else { break }
+          return reply
+        }
+        // A blocking read comes back empty once SO_RCVTIMEO passed.
+        guard try connection.read() else { throw .failed(SystemError("read", path, errno: .timedOut)) }
+      }
+    } catch .failed(let error) {
+      throw error
+    } catch {}
+    throw SystemError("read a reply from", path, errno: .protocolError)
   }
 }

@@ -7,6 +7,9 @@ enum ControlProtocol {
   static let version = 1
   /// The largest request the daemon reads, newline included.
   static let maximumRequest = 65_536
+  /// The largest reply the daemon sends: a bound it never comes near (the
+  /// snippet list of 100,000 snippets is some megabytes).
+  static let maximumReply = 256 << 20
 
   static func encode<Message: Encodable>(_ message: Message) -> [UInt8] {
     let encoder = JSONEncoder()

@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 
 extension Daemon {
   /// Answers a control-socket request. Nothing here waits: every answer is

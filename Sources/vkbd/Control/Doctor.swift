@@ -1,7 +1,7 @@
 import AgentProtocol
 import ArgumentParser
 import Glibc
-import SessionCommands
+import LinuxSystem
 
 extension VKBD {
   /// `vkbd doctor`: what vkbd needs, checked in order, one line each.
@@ -151,7 +151,7 @@ struct Diagnosis {
     let major = ((device >> 8) & 0xfff) | ((device >> 32) & ~0xfff)
     let minor = (device & 0xff) | ((device >> 12) & ~0xff)
     let path = "\(udevData)/c\(major):\(minor)"
-    guard let text = try? readFile(path) else { return nil }
+    guard let text = try? Files.readText(path) else { return nil }
     return text.split(separator: "\n").compactMap { $0.hasPrefix("E:") ? String($0.dropFirst(2)) : nil }
   }
 
@@ -176,12 +176,22 @@ struct Diagnosis {
   func libinputCheck(_ node: String?) -> DoctorCheck {
     guard let node else { return .skip("libinput", "no virtual keyboard to look at") }
     guard access(node, R_OK) == 0 else { return .skip("libinput", "\(node) is for root: run vkbd doctor as root") }
-    let listed: String
-    do {
-      listed = try ProgramRun.run(["libinput", "quirks", "list", node], timeoutMilliseconds: 10_000)
-    } catch {
-      return .skip("libinput", "`libinput quirks list` did not run (\(error)): install libinput-tools")
+    let run = ProgramRun.run(["libinput", "quirks", "list", node], timeoutMicroseconds: 10_000_000)
+    guard case .success(let output) = run, output.termination == .exited(0) else {
+      let why =
+        switch run {
+        case .failure(.didNotStart(let error)): "\(error.errno)"
+        case .failure(.timedOut): "it ran longer than 10 s"
+        case .failure(.outputTooLong): "it printed too much"
+        case .success(let output):
+          switch output.termination {
+          case .exited(let status): "it exited with status \(status)"
+          case .signaled(let signal): "it was killed by signal \(signal)"
+          }
+        }
+      return .skip("libinput", "`libinput quirks list` did not run (\(why)): install libinput-tools")
     }
+    let listed = String(decoding: output.standardOutput, as: UTF8.self)
     guard listed.contains("AttrKeyboardIntegration=internal") else {
       return .fail(
         "libinput", "\(node) is not an internal keyboard to libinput: 50-vkbd.quirks is not installed",

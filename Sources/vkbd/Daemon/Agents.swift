@@ -1,6 +1,7 @@
 import AgentProtocol
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 /// The session agents (DESIGN 7): the daemon listens for them, follows
 /// whose session is active, and lets the active user's agent choose the
@@ -14,7 +15,7 @@ extension Daemon {
 
   /// Opens the agent socket and starts following the seat.
   func startAgents() throws(SystemError) {
-    let agents = try AgentServer(path: configuration.agentSocket, loop: loop, logger: logger)
+    let agents = try AgentServer(path: configuration.agentSocket, loop: loop, budget: clientBudget, logger: logger)
     self.agents = agents
     agents.onFocus = { [unowned self] report in focusChanged(report) }
     agents.onField = { [unowned self] report in
@@ -27,7 +28,7 @@ extension Daemon {
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)
     }
-    if let fd = seat.fd { try loop.watch(fd, token: Token.seat) }
+    if let fd = seat.fd { try loop.watch(fd) { [unowned self] _ in seatChanged() } }
     seatChanged()
   }
 

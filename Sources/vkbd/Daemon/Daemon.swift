@@ -1,6 +1,8 @@
 import CEvdev
+import CLinuxSystem
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 import Logging
 
 /// The daemon (DESIGN 4): grabs the keyboards, runs their events through the
@@ -52,17 +54,10 @@ final class Daemon {
   /// The deadline the timerfd is armed for.
   private var armedDeadline: Instant?
 
-  /// What each fd on the loop is. The control socket's tokens are 5 and 6,
-  /// the agent socket's 7; devices have ``InputDevices/firstToken`` and up,
-  /// and the sockets' clients 2^40 and up (``clientTokens``).
-  enum Token {
-    static let udev: UInt64 = 1
-    static let timer: UInt64 = 2
-    static let signals: UInt64 = 3
-    static let keyboard: UInt64 = 4
-    static let seat: UInt64 = 8
-    static let clientTokens: UInt64 = 1 << 40
-  }
+  /// How many socket clients (control clients and agents) one loop turn
+  /// serves at most: the others wait for the next turn, after the keys that
+  /// came in between.
+  let clientBudget = TurnBudget(perTurn: 4)
 
   /// Creates the virtual keyboard, opens udev and the loop's fds, and takes
   /// the devices present.
@@ -85,14 +80,16 @@ final class Daemon {
     loop = try EventLoop()
     timer = try DeadlineTimer()
     signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
-    devices = try InputDevices(filter: configuration.devices, loop: loop, udevToken: Token.udev, logger: logger)
-    try loop.watch(timer.fd, token: Token.timer)
-    try loop.watch(signals.fd, token: Token.signals)
-    try loop.watch(keyboard.fd, token: Token.keyboard)
+    devices = try InputDevices(filter: configuration.devices, loop: loop, logger: logger)
     let control = try ControlServer(
-      path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, logger: logger)
+      path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, budget: clientBudget,
+      logger: logger)
     self.control = control
     control.respond = { [unowned self] request in respond(to: request) }
+    try loop.watch(devices.udev.fd) { [unowned self] _ in udevChanged() }
+    try loop.watch(timer.fd) { [unowned self] _ in timerFired() }
+    try loop.watch(signals.fd) { [unowned self] _ in signalsCame() }
+    try loop.watch(keyboard.fd) { [unowned self] _ in ledsChanged() }
     desktop.defaultLocale = configuredLayout.names.locale
     try startAgents()
     askSession(from: engine)
@@ -114,7 +111,7 @@ final class Daemon {
     do {
       layout = try configuration.makeLayout()
     } catch {
-      throw SystemError("compile keymap", error.description, errno: EINVAL)
+      throw SystemError("compile keymap", error.description, errno: .invalidArgument)
     }
     let snippets = SnippetMatcher(configuration.snippets + userSnippets)
     for shadowed in snippets.shadowed {
@@ -131,11 +128,6 @@ final class Daemon {
       ])
     return engine
   }
-
-  /// How many socket clients (control clients and agents) one loop turn
-  /// serves at most: the others wait for the next turn, after the keys that
-  /// came in between.
-  private static let clientEventsPerTurn = 4
 
   /// Runs until a signal or the panic chord; returns the exit status.
   func run() -> Int32 {
@@ -154,14 +146,9 @@ final class Daemon {
       for index in 0..<count where devices.isDevice(loop.token(at: index)) && exitStatus == nil {
         if let source = devices.source(for: loop.token(at: index)) { read(source) }
       }
-      var clientBudget = Self.clientEventsPerTurn
+      clientBudget.renew()
       for index in 0..<count where !devices.isDevice(loop.token(at: index)) && exitStatus == nil {
-        let token = loop.token(at: index)
-        if token >= Token.clientTokens {
-          guard clientBudget > 0 else { continue }
-          clientBudget -= 1
-        }
-        dispatch(token)
+        loop.dispatch(at: index)
       }
       let deadline = engine.nextDeadline
       if deadline != armedDeadline {  // a syscall only when the deadline moved
@@ -172,43 +159,42 @@ final class Daemon {
     return exitStatus ?? 0
   }
 
-  private func dispatch(_ token: UInt64) {
-    switch token {
-    case Token.udev:
-      while let event = devices.udev.receive() {
-        if event.action == "remove" {
-          if let source = devices.remove(path: event.node) { releaseKeys(of: source) }
-        } else if devices.add(event) {
-          engine.resetText()  // device changes make the text before the cursor unknown
-        }
+  private func udevChanged() {
+    while let event = devices.udev.receive() {
+      if event.action == "remove" {
+        if let source = devices.remove(path: event.node) { releaseKeys(of: source) }
+      } else if devices.add(event) {
+        engine.resetText()  // device changes make the text before the cursor unknown
       }
-    case Token.timer:
-      timer.acknowledge()
-      armedDeadline = nil
-      engine.advance(to: Instant(microseconds: monotonicMicroseconds()), into: &output)
-      flush(sourceTime: nil)
-    case Token.signals:
-      while let signal = signals.next() {
-        switch signal {
-        case SIGHUP: _ = reload()
-        default:
-          logger.info("signal \(signal): releasing every key and exiting")
-          shutDown(status: 0)
-        }
+    }
+  }
+
+  private func timerFired() {
+    timer.acknowledge()
+    armedDeadline = nil
+    engine.advance(to: Instant(microseconds: monotonicMicroseconds()), into: &output)
+    flush(sourceTime: nil)
+  }
+
+  private func signalsCame() {
+    while let signal = signals.next() {
+      switch signal {
+      case SIGHUP: _ = reload()
+      default:
+        logger.info("signal \(signal): releasing every key and exiting")
+        shutDown(status: 0)
       }
-    case Token.keyboard:
-      keyboard.readLEDs { code, on in
-        for source in devices.grabbed { source.device.setLED(code, on: on) }
-        switch Int32(code) {
-        case LED_NUML: engine.indicatorChanged(.numLock, on: on)
-        case LED_CAPSL: engine.indicatorChanged(.capsLock, on: on)
-        default: break
-        }
+    }
+  }
+
+  private func ledsChanged() {
+    keyboard.readLEDs { code, on in
+      for source in devices.grabbed { source.device.setLED(code, on: on) }
+      switch Int32(code) {
+      case LED_NUML: engine.indicatorChanged(.numLock, on: on)
+      case LED_CAPSL: engine.indicatorChanged(.capsLock, on: on)
+      default: break
       }
-    case Token.seat:
-      seatChanged()
-    default:
-      if agents?.handle(token) != true { _ = control?.handle(token) }
     }
   }
 

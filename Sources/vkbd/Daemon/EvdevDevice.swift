@@ -1,11 +1,13 @@
 import CEvdev
 import Glibc
+import LinuxSystem
+import SystemPackage
 
 /// An evdev device node opened through libevdev, with its clock set to
 /// CLOCK_MONOTONIC (the engine's and the timerfd's clock).
 final class EvdevDevice {
   let path: String
-  let fd: Int32
+  let fd: FileDescriptor
   private let device: OpaquePointer
   /// Whether the device is grabbed (EVIOCGRAB): its events reach only us.
   private(set) var isGrabbed = false
@@ -20,14 +22,15 @@ final class EvdevDevice {
   /// Opens `path` non-blocking, read-write when allowed (for LEDs)
   /// (`open`, `libevdev_new_from_fd`, `libevdev_set_clock_id`).
   init(path: String) throws(SystemError) {
-    var fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-    if fd < 0 && errno == EACCES { fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
-    guard fd >= 0 else { throw SystemError("open", path) }
+    var raw = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+    if raw < 0 && errno == EACCES { raw = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+    guard raw >= 0 else { throw SystemError("open", path) }
+    let fd = FileDescriptor(rawValue: raw)
     var device: OpaquePointer?
-    let status = libevdev_new_from_fd(fd, &device)
+    let status = libevdev_new_from_fd(raw, &device)
     guard status == 0, let device else {
-      close(fd)
-      throw SystemError("libevdev_new_from_fd", path, errno: -status)
+      fd.closeQuietly()
+      throw SystemError("libevdev_new_from_fd", path, errno: Errno(rawValue: -status))
     }
     libevdev_set_clock_id(device, CLOCK_MONOTONIC)
     self.path = path
@@ -37,7 +40,7 @@ final class EvdevDevice {
 
   deinit {
     libevdev_free(device)
-    close(fd)
+    fd.closeQuietly()
     buffer.deallocate()
   }
 
@@ -96,7 +99,7 @@ final class EvdevDevice {
   /// delivered from now on start from it.
   func keyState() -> [Bool] {
     var bits = [UInt8](repeating: 0, count: (Int(KEY_CNT) + 7) / 8)
-    if CEvdev_getKeyState(fd, &bits, UInt(bits.count)) < 0 { bits = bits.map { _ in 0 } }
+    if CEvdev_getKeyState(fd.rawValue, &bits, UInt(bits.count)) < 0 { bits = bits.map { _ in 0 } }
     keysDown = (0..<Int(KEY_CNT)).map { bits[$0 / 8] & (1 << ($0 % 8)) != 0 }
     return keysDown
   }
@@ -104,7 +107,7 @@ final class EvdevDevice {
   /// Grabs the device (EVIOCGRAB through `libevdev_grab`).
   func grab() throws(SystemError) {
     let status = libevdev_grab(device, LIBEVDEV_GRAB)
-    guard status == 0 else { throw SystemError("EVIOCGRAB", path, errno: -status) }
+    guard status == 0 else { throw SystemError("EVIOCGRAB", path, errno: Errno(rawValue: -status)) }
     isGrabbed = true
   }
 
@@ -130,12 +133,15 @@ final class EvdevDevice {
   func readEvents(_ handle: (_ event: input_event, _ resynced: Bool) -> Void) -> ReadEnd {
     let size = MemoryLayout<input_event>.stride
     while true {
-      let count = Glibc.read(fd, buffer.baseAddress, buffer.count * size)
-      guard count > 0 else {
-        if count < 0 && errno == EINTR { continue }
-        if count < 0 && errno == EAGAIN { return .drained }
-        return .failed(SystemError("read", path, errno: count == 0 ? ENODEV : errno))
+      let count: Int
+      do {
+        guard case .done(let read) = try nonBlocking("read", path, { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count * size) })
+        else { return .drained }
+        count = read
+      } catch {
+        return .failed(error)
       }
+      guard count > 0 else { return .failed(SystemError("read", path, errno: .operationNotSupportedByDevice)) }
       var index = 0
       while index < count / size {
         let event = buffer[index]

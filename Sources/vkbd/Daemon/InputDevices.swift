@@ -1,6 +1,7 @@
 import CEvdev
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 import Logging
 
 /// The input devices the daemon reads (DESIGN 4): keyboards it grabs once
@@ -54,13 +55,12 @@ final class InputDevices {
   /// Every input device seen, by path, for `vkbd devices`.
   private var seen: [String: DeviceReport] = [:]
 
-  /// Opens udev's monitor and watches it on `loop` with `udevToken`.
-  init(filter: DeviceFilter, loop: EventLoop, udevToken: UInt64, logger: Logger) throws(SystemError) {
+  /// Opens udev's monitor; the daemon watches it.
+  init(filter: DeviceFilter, loop: EventLoop, logger: Logger) throws(SystemError) {
     self.filter = filter
     self.loop = loop
     self.logger = logger
     udev = try Udev()
-    try loop.watch(udev.fd, token: udevToken)
     if !udev.isUdevdRunning { logger.info("udevd is not running: hotplug from the kernel's uevents") }
   }
 

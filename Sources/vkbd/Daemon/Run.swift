@@ -1,7 +1,8 @@
 import ArgumentParser
 import Glibc
-import LogOptions
+import LinuxSystem
 import Logging
+import LogOptions
 
 extension VKBD {
   /// `vkbd run`: the daemon, in the foreground.
@@ -48,15 +49,17 @@ extension VKBD {
     /// Prints why the daemon could not start and picks the exit status.
     private static func exit(for error: SystemError) -> ExitCode {
       printError(error.description)
-      if error.subject == "/dev/uinput" && [ENOENT, ENODEV, ENXIO].contains(error.errno) {
+      if error.subject == "/dev/uinput"
+        && [.noSuchFileOrDirectory, .operationNotSupportedByDevice, .noSuchAddressOrDevice].contains(error.errno)
+      {
         printError("the kernel has no uinput device: load the module with `modprobe uinput`")
         return SysExit.unavailable
       }
       switch error.errno {
-      case EACCES, EPERM:
+      case .permissionDenied, .notPermitted:
         printError("permission denied: run vkbd as root")
         return SysExit.noPermission
-      case EINVAL where error.operation == "compile keymap":
+      case .invalidArgument where error.operation == "compile keymap":
         return SysExit.config
       default:
         return SysExit.unavailable

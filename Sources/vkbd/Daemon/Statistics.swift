@@ -1,4 +1,5 @@
 import Histogram
+import LinuxSystem
 import Logging
 
 /// What `vkbd stats` shows: events in and out, and the latency from each

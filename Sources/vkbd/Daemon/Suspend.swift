@@ -1,6 +1,7 @@
 import CEvdev
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 /// Tells whether the system slept since the last loop turn: CLOCK_BOOTTIME
 /// runs on while it sleeps, CLOCK_MONOTONIC does not.

@@ -1,5 +1,7 @@
 import CEvdev
 import Glibc
+import LinuxSystem
+import SystemPackage
 
 /// libudev: the input devices present, and a monitor for those that come
 /// and go.
@@ -7,7 +9,7 @@ final class Udev {
   private let udev: OpaquePointer
   private let monitor: OpaquePointer
   /// The monitor's netlink socket, for the event loop.
-  let fd: Int32
+  let fd: FileDescriptor
   /// Whether udevd runs; when not, the monitor listens to the kernel.
   let isUdevdRunning: Bool
 
@@ -59,8 +61,8 @@ final class Udev {
     self.monitor = monitor
     udev_monitor_filter_add_match_subsystem_devtype(monitor, "input", nil)
     udev_monitor_enable_receiving(monitor)
-    fd = udev_monitor_get_fd(monitor)
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    fd = FileDescriptor(rawValue: udev_monitor_get_fd(monitor))
+    _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
   }
 
   deinit {

@@ -1,6 +1,8 @@
 import CEvdev
 import Glibc
 import KeyboardEngine
+import LinuxSystem
+import SystemPackage
 
 /// The one uinput keyboard vkbd types on, "vkbd virtual keyboard"
 /// (`libevdev_uinput_create_from_device`).
@@ -9,7 +11,7 @@ final class VirtualKeyboard {
 
   private let uinput: OpaquePointer
   /// The uinput fd: written with key events, read for LED changes.
-  let fd: Int32
+  let fd: FileDescriptor
   /// Where ``write(_:)`` lays out its frames: two events for each key event.
   private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
 
@@ -27,7 +29,7 @@ final class VirtualKeyboard {
 
   /// Creates the device on /dev/uinput.
   init() throws(SystemError) {
-    guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: ENOMEM) }
+    guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: .noMemory) }
     defer { libevdev_free(template) }
     libevdev_set_name(template, Self.name)
     libevdev_set_id_bustype(template, Int32(BUS_VIRTUAL))
@@ -44,8 +46,8 @@ final class VirtualKeyboard {
     libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_DELAY), &delay)
     libevdev_enable_event_code(template, UInt32(EV_REP), UInt32(REP_PERIOD), &period)
     uinput = try createUInput(from: template)
-    fd = libevdev_uinput_get_fd(uinput)
-    _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    fd = FileDescriptor(rawValue: libevdev_uinput_get_fd(uinput))
+    _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
     let syn = input_event(type: UInt16(EV_SYN), code: UInt16(SYN_REPORT), value: 0)
     for index in stride(from: 1, to: frames.count, by: 2) { frames[index] = syn }
   }
@@ -82,7 +84,7 @@ final class VirtualKeyboard {
   /// `handle` forwards to the physical keyboards.
   func readLEDs(_ handle: (_ code: UInt16, _ on: Bool) -> Void) {
     var event = input_event()
-    while read(fd, &event, MemoryLayout<input_event>.size) == MemoryLayout<input_event>.size {
+    while read(fd.rawValue, &event, MemoryLayout<input_event>.size) == MemoryLayout<input_event>.size {
       if event.type == UInt16(EV_LED) { handle(event.code, event.value != 0) }
     }
   }
@@ -92,6 +94,8 @@ final class VirtualKeyboard {
 func createUInput(from template: OpaquePointer) throws(SystemError) -> OpaquePointer {
   var uinput: OpaquePointer?
   let status = libevdev_uinput_create_from_device(template, Int32(LIBEVDEV_UINPUT_OPEN_MANAGED.rawValue), &uinput)
-  guard status == 0, let uinput else { throw SystemError("create uinput device on", "/dev/uinput", errno: -status) }
+  guard status == 0, let uinput else {
+    throw SystemError("create uinput device on", "/dev/uinput", errno: Errno(rawValue: -status))
+  }
   return uinput
 }

@@ -1,5 +1,7 @@
 import CEvdev
 import Glibc
+import LinuxSystem
+import SystemPackage
 
 /// The pointer half of a grabbed keyboard that is also a pointer (a wireless
 /// keyboard with a touchpad or a trackpoint in one evdev node): its motion,
@@ -11,7 +13,7 @@ final class VirtualPointer {
   static let name = "vkbd virtual pointer"
 
   private let uinput: OpaquePointer
-  private let fd: Int32
+  private let fd: FileDescriptor
   private var frame = PointerFrame()
 
   /// Whether `device` has a pointer half: a relative or absolute axis, or a
@@ -24,7 +26,7 @@ final class VirtualPointer {
   /// pointer buttons and input properties of `device`
   /// (`libevdev_uinput_create_from_device`).
   init(copying device: EvdevDevice) throws(SystemError) {
-    guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: ENOMEM) }
+    guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: .noMemory) }
     defer { libevdev_free(template) }
     libevdev_set_name(template, Self.name)
     libevdev_set_id_bustype(template, Int32(BUS_VIRTUAL))
@@ -41,7 +43,7 @@ final class VirtualPointer {
       libevdev_enable_property(template, UInt32(property))
     }
     uinput = try createUInput(from: template)
-    fd = libevdev_uinput_get_fd(uinput)
+    fd = FileDescriptor(rawValue: libevdev_uinput_get_fd(uinput))
   }
 
   /// Destroys the device: the kernel lets go of its buttons.
@@ -154,11 +156,11 @@ struct PointerFrame {
 
 /// Writes all of `bytes` to the uinput `fd` of the device `name` (uinput
 /// takes several events per write; the kernel stamps them).
-func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, to name: String) throws(SystemError) {
+func writeFully(_ fd: FileDescriptor, _ bytes: UnsafeRawBufferPointer, to name: String) throws(SystemError) {
   var written = 0
   while written < bytes.count {
     written += try valueOrErrno("write", name) {
-      Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+      Glibc.write(fd.rawValue, bytes.baseAddress! + written, bytes.count - written)
     }
   }
 }

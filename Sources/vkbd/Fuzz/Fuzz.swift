@@ -21,7 +21,7 @@
     case .request:
       _ = ControlProtocol.decode(ControlRequest.self, from: bytes)
     case .agent:
-      _ = try? AgentMessage(decoding: bytes)
+      _ = try? FuzzTarget.agentMessages.decode(bytes)
     }
     return 0
   }
@@ -44,6 +44,23 @@
 
   enum FuzzTarget: String {
     case config, script, request, agent
+
+    /// Every message an agent or the daemon reads.
+    nonisolated(unsafe) static let agentMessages: MessageReader<Void> = {
+      var reader = MessageReader<Void>()
+      reader.on(Hello.self) { _, _ in }
+      reader.on(FocusReport.self) { _, _ in }
+      reader.on(FieldReport.self) { _, _ in }
+      reader.on(LayoutReport.self) { _, _ in }
+      reader.on(VariableAnswer.self) { _, _ in }
+      reader.on(DialogShown.self) { _, _ in }
+      reader.on(SnippetFile.self) { _, _ in }
+      reader.on(SnippetFilesEnd.self) { _, _ in }
+      reader.on(SessionStanding.self) { _, _ in }
+      reader.on(Refusal.self) { _, _ in }
+      reader.on(VariableRequest.self) { _, _ in }
+      return reader
+    }()
 
     static let current: FuzzTarget = {
       let name = getenv("VKBD_FUZZ_TARGET").map { String(cString: $0) } ?? "config"

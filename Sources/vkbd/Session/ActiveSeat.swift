@@ -1,5 +1,6 @@
 import CSystemd
 import Glibc
+import SystemPackage
 
 /// Whose session agents count (DESIGN 7): the user of the active logind
 /// session on seat0, as sd-login reads logind's state files, or, where
@@ -15,7 +16,7 @@ final class ActiveSeat {
   private let monitor: OpaquePointer?
   /// The sd-login monitor's fd (inotify on logind's seat files), for the
   /// event loop; nil where logind's state directory does not exist.
-  let fd: Int32?
+  let fd: FileDescriptor?
 
   /// Starts watching the seats (`sd_login_monitor_new`) where logind keeps
   /// them.
@@ -23,7 +24,7 @@ final class ActiveSeat {
     var monitor: OpaquePointer?
     if access(Self.logindSeats, F_OK) == 0, sd_login_monitor_new("seat", &monitor) >= 0, let monitor {
       self.monitor = monitor
-      fd = sd_login_monitor_get_fd(monitor)
+      fd = FileDescriptor(rawValue: sd_login_monitor_get_fd(monitor))
     } else {
       self.monitor = nil
       fd = nil

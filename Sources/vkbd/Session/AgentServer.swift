@@ -1,6 +1,8 @@
 import AgentProtocol
 import Glibc
+import LinuxSystem
 import Logging
+import SystemPackage
 
 /// The daemon's agent socket (DESIGN 7): each user's session agent stays
 /// connected, says hello, and pushes a report on every focus change. Only
@@ -9,27 +11,30 @@ import Logging
 /// socket: at most ``maximumConnections`` agents, ``maximumPerUser`` of one
 /// user, messages of ``AgentProtocol/maximumMessage`` bytes, one read of
 /// at most ``readSize`` bytes per agent and loop turn, of whose reports only
-/// the last is applied, and a write that would block drops the agent. So
-/// no agent, however slow or hostile, delays a key.
+/// the last is applied, and at most ``maximumPending`` bytes waiting to be
+/// written to an agent, which is dropped when it reads no more. So no
+/// agent, however slow or hostile, delays a key.
 final class AgentServer {
   static let maximumConnections = 32
   static let maximumPerUser = 4
   /// What one read takes of an agent: a dozen reports at the most. A
   /// longer message comes whole over several turns.
   static let readSize = 2048
+  /// What may wait to be written to an agent: two of the longest requests.
+  static let maximumPending = 2 * largestRequest
 
   var path: String { listener.path }
   private let listener: ListeningSocket
   private let loop: EventLoop
+  private let budget: TurnBudget
   private let logger: Logger
-  private var connections: [Int32: Connection] = [:]
+  /// The agents connected, by their fd's token on the loop.
+  private var connections: [UInt64: Connection] = [:]
   private var activeUsers: [uid_t] = []
   /// The agent whose report is in force.
-  private var reporting: Int32?
+  private var reporting: UInt64?
   /// Users already logged for having too many agents.
   private var loggedCrowds: Set<uid_t> = []
-  /// Where messages are read into, one read at a time.
-  private let chunk = UnsafeMutableRawPointer.allocate(byteCount: readSize, alignment: 1)
   /// Takes each report that counts, and nil when the agent whose report is
   /// in force has gone or no longer counts.
   var onFocus: (FocusReport?) -> Void = { _ in }
@@ -45,17 +50,20 @@ final class AgentServer {
   /// counts.
   var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
   /// The agent whose user's match files are in use.
-  private var snippetsFrom: Int32?
+  private var snippetsFrom: UInt64?
   /// The requests asked and not answered, and the agent asked.
-  private var asked: [UInt32: Int32] = [:]
-
-  private static let listenToken: UInt64 = 7
-  private static let connectionTokenBase: UInt64 = 1 << 41
+  private var asked: [UInt32: UInt64] = [:]
+  /// Hears that the dialog of a request has the keyboard.
+  var onDialogShown: (UInt32) -> Void = { _ in }
+  /// The messages agents send, and what each does.
+  private lazy var reader = makeReader()
+  /// The reports of the read being handled.
+  private var latest = Reports()
 
   private struct Connection {
+    let link: LineConnection
     let uid: uid_t
     let pid: pid_t
-    var received: [UInt8] = []
     /// Where its focus reports come from, as its hello said.
     var source: String?
     var active: Bool
@@ -73,26 +81,18 @@ final class AgentServer {
   }
 
   /// Creates the socket, mode 0666 (any user may connect; the daemon
-  /// checks who), and watches it on `loop`.
-  init(path: String, loop: EventLoop, logger: Logger) throws(SystemError) {
+  /// checks who), and watches it on `loop`; each turn serves as many
+  /// agents as `budget` lets it.
+  init(path: String, loop: EventLoop, budget: TurnBudget, logger: Logger) throws(SystemError) {
     self.loop = loop
+    self.budget = budget
     self.logger = logger
-    listener = try ListeningSocket(path: path, mode: 0o666, loop: loop, token: Self.listenToken)
+    listener = try ListeningSocket(path: path, mode: 0o666)
+    try loop.watch(listener.fd) { [unowned self] _ in acceptAgents() }
   }
 
   deinit {
-    for connection in connections.keys { close(connection) }
-    chunk.deallocate()
-  }
-
-  /// Handles a ready token if it is the server's; false when it is not.
-  func handle(_ token: UInt64) -> Bool {
-    switch token {
-    case Self.listenToken: acceptAgents()
-    case Self.connectionTokenBase...: receive(from: Int32(truncatingIfNeeded: token - Self.connectionTokenBase))
-    default: return false
-    }
-    return true
+    for (token, connection) in connections { loop.unwatch(connection.link.fd, token: token) }
   }
 
   /// Sets whose reports count, and tells each agent whose standing
@@ -100,9 +100,9 @@ final class AgentServer {
   func setActiveUsers(_ users: [uid_t]) {
     activeUsers = users
     for (agent, connection) in connections where users.contains(connection.uid) != connection.active {
-      connections[agent]!.active.toggle()
-      connections[agent]!.loggedIgnoring = false
-      tell(agent, .session(active: !connection.active))
+      connections[agent]?.active.toggle()
+      connections[agent]?.loggedIgnoring = false
+      tell(agent, SessionStanding(active: !connection.active))
       if connection.active && agent == reporting { stopReporting() }
       if connection.active { dropSnippets(of: agent) } else { useSnippets(of: agent) }
     }
@@ -111,94 +111,115 @@ final class AgentServer {
   /// Accepts the agents waiting, sixteen at a time.
   private func acceptAgents() {
     for _ in 0..<16 {
-      guard let agent = listener.accept() else { return }
-      guard let peer = UnixSocket.peer(of: agent) else {
-        close(agent)
-        continue
-      }
+      guard let fd = listener.accept() else { return }
+      let link = LineConnection(
+        fd, maximumLine: AgentProtocol.maximumValueMessage, maximumPending: Self.maximumPending,
+        readSize: Self.readSize)
+      guard let peer = UnixSocket.peer(of: fd) else { continue }
       let ofUser = connections.values.filter { $0.uid == peer.uid }.count
       guard connections.count < Self.maximumConnections && ofUser < Self.maximumPerUser else {
         if loggedCrowds.insert(peer.uid).inserted {
           logger.warning("agent socket: refused an agent of uid \(peer.uid) (pid \(peer.pid)): too many connected")
         }
-        _ = UnixSocket.send(agent, DaemonMessage.refused("too many agents connected").encoded()[...])
-        close(agent)
+        try? link.send(Refusal("too many agents connected").encoded())
         continue
       }
+      var agent: UInt64 = 0
       do {
-        try loop.watch(agent, token: Self.connectionTokenBase + UInt64(agent))
+        agent = try loop.watch(fd) { [unowned self] readiness in serve(agent, readiness) }
       } catch {
-        close(agent)
         continue
       }
       let active = activeUsers.contains(peer.uid)
-      connections[agent] = Connection(uid: peer.uid, pid: peer.pid, active: active)
-      tell(agent, .session(active: active))
+      connections[agent] = Connection(link: link, uid: peer.uid, pid: peer.pid, active: active)
+      tell(agent, SessionStanding(active: active))
     }
+  }
+
+  /// Writes what waits for the agent when it can take it; reads what it
+  /// sent, once a turn.
+  private func serve(_ agent: UInt64, _ readiness: EventLoop.Readiness) {
+    guard let link = connections[agent]?.link else { return }
+    if readiness.contains(.writable) {
+      do {
+        try link.flush()
+      } catch {
+        drop(agent)
+        return
+      }
+      if !link.hasPendingOutput { try? loop.change(link.fd, token: agent, to: .readable) }
+    }
+    if readiness.contains(.readable) || readiness.contains(.hangUp), budget.take() { receive(from: agent) }
   }
 
   /// Reads what the agent sent, once, and reads every whole line in it;
   /// of each kind of report only the last is applied, the others being
   /// past: the layout, then the focus, then the field (whose text follows
   /// the focus's reset).
-  private func receive(from agent: Int32) {
-    guard connections[agent] != nil else { return }
-    let count = read(agent, chunk, Self.readSize)
-    if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
-    guard count > 0 else {
+  private func receive(from agent: UInt64) {
+    guard let link = connections[agent]?.link else { return }
+    latest = Reports()
+    do throws(LineConnection.End) {
+      guard try link.read() else { return }
+      while connections[agent] != nil, let line = try link.nextLine() {
+        do {
+          try reader.read(line, agent)
+        } catch {
+          refuse(agent, error.message)
+          return
+        }
+      }
+    } catch .lineTooLong(let limit) {
+      refuse(agent, "message longer than \(limit) bytes")
+      return
+    } catch {
       drop(agent)
       return
     }
-    connections[agent]!.received.append(contentsOf: UnsafeRawBufferPointer(start: chunk, count: count))
-    var latest = Reports()
-    while let connection = connections[agent] {
-      guard let newline = connection.received.firstIndex(of: UInt8(ascii: "\n")) else {
-        if connection.received.count >= AgentProtocol.maximumValueMessage {
-          refuse(agent, "message longer than \(AgentProtocol.maximumValueMessage) bytes")
-        }
-        break
-      }
-      let line = connection.received[..<newline]
-      connections[agent]!.received.removeSubrange(...newline)
-      do {
-        switch try AgentMessage(decoding: line) {
-        case .hello(let version, let source): hello(agent, version: version, source: source)
-        case .focus(let report): latest.focus = report
-        case .field(let report): latest.field = report
-        case .layout(let report): latest.layout = report
-        case .value(let answer):
-          guard asked[answer.id] == agent else { break }  // not asked of this agent, or too late
-          asked[answer.id] = nil
-          onValue(answer)
-        case .snippetFile(let path, let text):
-          connections[agent]!.incomingBytes += text.utf8.count
-          guard connections[agent]!.incoming.count < AgentProtocol.maximumSnippetFiles,
-            connections[agent]!.incomingBytes <= AgentProtocol.maximumSnippetBytes
-          else {
-            refuse(
-              agent,
-              "more than \(AgentProtocol.maximumSnippetFiles) match files or \(AgentProtocol.maximumSnippetBytes) bytes"
-            )
-            return
-          }
-          connections[agent]!.incoming[path] = text
-        case .snippetFilesEnd(let directory, let count):
-          let files = connections[agent]!.incoming
-          connections[agent]!.incoming = [:]
-          connections[agent]!.incomingBytes = 0
-          guard files.count == count else {
-            refuse(agent, "snippet-files-end counts \(count) files, \(files.count) came")
-            return
-          }
-          connections[agent]!.snippetFiles = (files, directory)
-          if connections[agent]!.active { useSnippets(of: agent) }
-        }
-      } catch {
-        refuse(agent, error.message)
-        return
-      }
-    }
     if !latest.isEmpty, connections[agent] != nil { take(latest, from: agent) }
+  }
+
+  /// What each message an agent sends does: reports wait in `latest`
+  /// until the read is done.
+  private func makeReader() -> MessageReader<UInt64> {
+    var reader = MessageReader<UInt64>()
+    reader.on(Hello.self) { [unowned self] hello, agent in self.hello(agent, hello) }
+    reader.on(FocusReport.self) { [unowned self] report, _ in latest.focus = report }
+    reader.on(FieldReport.self) { [unowned self] report, _ in latest.field = report }
+    reader.on(LayoutReport.self) { [unowned self] report, _ in latest.layout = report }
+    reader.on(VariableAnswer.self) { [unowned self] answer, agent in
+      guard asked[answer.id] == agent else { return }  // not asked of this agent, or too late
+      asked[answer.id] = nil
+      onValue(answer)
+    }
+    reader.on(DialogShown.self) { [unowned self] shown, agent in
+      if asked[shown.id] == agent { onDialogShown(shown.id) }
+    }
+    reader.on(SnippetFile.self) { [unowned self] file, agent in
+      guard var connection = connections[agent] else { return }
+      connection.incomingBytes += file.text.utf8.count
+      guard connection.incoming.count < AgentProtocol.maximumSnippetFiles,
+        connection.incomingBytes <= AgentProtocol.maximumSnippetBytes
+      else {
+        throw AgentProtocolError(
+          "more than \(AgentProtocol.maximumSnippetFiles) match files or \(AgentProtocol.maximumSnippetBytes) bytes")
+      }
+      connection.incoming[file.path] = file.text
+      connections[agent] = connection
+    }
+    reader.on(SnippetFilesEnd.self) { [unowned self] end, agent in
+      guard var connection = connections[agent] else { return }
+      let files = connection.incoming
+      connection.incoming = [:]
+      connection.incomingBytes = 0
+      guard files.count == end.count else {
+        throw AgentProtocolError("snippet-files-end counts \(end.count) files, \(files.count) came")
+      }
+      connection.snippetFiles = (files, end.directory)
+      connections[agent] = connection
+      if connection.active { useSnippets(of: agent) }
+    }
+    return reader
   }
 
   /// The last report of each kind one read brought.
@@ -209,22 +230,23 @@ final class AgentServer {
     var isEmpty: Bool { focus == nil && field == nil && layout == nil }
   }
 
-  private func hello(_ agent: Int32, version: String, source: String) {
-    connections[agent]!.source = source
-    let connection = connections[agent]!
+  private func hello(_ agent: UInt64, _ hello: Hello) {
+    guard var connection = connections[agent] else { return }
+    connection.source = hello.source
+    connections[agent] = connection
     logger.info(
       "session agent connected",
       metadata: [
-        "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(source)", "agent": "\(version)",
+        "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(hello.source)", "agent": "\(hello.agent)",
         "active": "\(connection.active)",
       ])
   }
 
-  private func take(_ reports: Reports, from agent: Int32) {
-    let connection = connections[agent]!
+  private func take(_ reports: Reports, from agent: UInt64) {
+    guard let connection = connections[agent] else { return }
     guard connection.active else {
       if !connection.loggedIgnoring {
-        connections[agent]!.loggedIgnoring = true
+        connections[agent]?.loggedIgnoring = true
         logger.notice(
           "ignoring the reports of a session agent: not the active session's user",
           metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
@@ -247,14 +269,14 @@ final class AgentServer {
   }
 
   /// Uses the match files of `agent`'s user.
-  private func useSnippets(of agent: Int32) {
+  private func useSnippets(of agent: UInt64) {
     guard let connection = connections[agent], let sent = connection.snippetFiles else { return }
     snippetsFrom = agent
     onSnippets((sent.files, sent.directory, connection.uid))
   }
 
   /// The user whose match files were in use is gone, or no longer counts.
-  private func dropSnippets(of agent: Int32) {
+  private func dropSnippets(of agent: UInt64) {
     guard snippetsFrom == agent else { return }
     snippetsFrom = nil
     onSnippets(nil)
@@ -264,9 +286,8 @@ final class AgentServer {
   /// work out a snippet variable; false when no agent counts.
   func ask(_ request: VariableRequest) -> Bool {
     guard let agent = reporting ?? connections.first(where: { $0.value.active })?.key else { return false }
-    let bytes = DaemonMessage.variable(request).encoded()
-    // A write that would block drops the agent: a request the socket's
-    // buffer cannot take whole is not made (a paste that long is typed).
+    let bytes = request.encoded()
+    // A request longer than this is not made (a paste that long is typed).
     guard bytes.count <= Self.largestRequest, send(bytes, to: agent) else { return false }
     asked[request.id] = agent
     return true
@@ -278,35 +299,39 @@ final class AgentServer {
 
   /// Tells the agent why, and closes the connection. The message is the
   /// protocol's error, which never quotes what the agent sent.
-  private func refuse(_ agent: Int32, _ reason: String) {
+  private func refuse(_ agent: UInt64, _ reason: String) {
     if let connection = connections[agent] {
       logger.warning(
         "agent socket: refused a message: \(reason)",
         metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     }
-    tell(agent, .refused(reason))
+    tell(agent, Refusal(reason))
     drop(agent)
   }
 
-  /// Sends a message; an agent whose socket is full is dropped.
-  private func tell(_ agent: Int32, _ message: DaemonMessage) {
+  /// Sends a message; an agent that does not read is dropped.
+  private func tell(_ agent: UInt64, _ message: some AgentProtocolMessage) {
     send(message.encoded(), to: agent)
   }
 
-  /// Writes a message whole; false, with the agent dropped, when it cannot.
+  /// Queues a message and writes what the socket takes now; false, with
+  /// the agent dropped, when it cannot.
   @discardableResult
-  private func send(_ bytes: [UInt8], to agent: Int32) -> Bool {
-    guard UnixSocket.send(agent, bytes[...]) == bytes.count else {
+  private func send(_ bytes: [UInt8], to agent: UInt64) -> Bool {
+    guard let link = connections[agent]?.link else { return false }
+    do {
+      try link.send(bytes)
+    } catch {
       drop(agent)
       return false
     }
+    if link.hasPendingOutput { try? loop.change(link.fd, token: agent, to: [.readable, .writable]) }
     return true
   }
 
-  private func drop(_ agent: Int32) {
+  private func drop(_ agent: UInt64) {
     guard let connection = connections.removeValue(forKey: agent) else { return }
-    loop.unwatch(agent)
-    close(agent)
+    loop.unwatch(connection.link.fd, token: agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     if agent == reporting { stopReporting() }
     dropSnippets(of: agent)

@@ -41,18 +41,19 @@ struct AppSettings: Equatable, Sendable {
   }
 }
 
-/// How a rule recognizes an app: a regular expression of the config, or
-/// the built-in rules' lists of names. (A struct, not an enum with two
-/// payloads: the tag an enum keeps in a pointer's spare bits hides the
-/// pointer from LeakSanitizer, and the fuzz build reports a leak.)
+/// How a rule recognizes an app: a regex of the config (espanso's
+/// dialect, as triggers), or the built-in rules' lists of names. (A struct,
+/// not an enum with two payloads: the tag an enum keeps in a pointer's
+/// spare bits hides the pointer from LeakSanitizer, and the fuzz build
+/// reports a leak.)
 struct AppMatcher: CustomStringConvertible, Sendable {
-  private var pattern: Pattern?
+  private var pattern: FilterRegex?
   /// Names and prefixes, folded to lowercase.
   private var names: Set<String> = []
   private var prefixes: [String] = []
   let description: String
 
-  static func pattern(_ pattern: Pattern) -> AppMatcher {
+  static func pattern(_ pattern: FilterRegex) -> AppMatcher {
     AppMatcher(pattern: pattern, description: "\"\(pattern)\"")
   }
 
@@ -77,7 +78,7 @@ struct AppRule: Sendable {
   /// Tried on the app id, and on either field of an X11 WM_CLASS.
   var app: AppMatcher?
   /// Searched in the window title.
-  var title: Pattern?
+  var title: FilterRegex?
   /// The field roles it applies to; nil: any (or none).
   var roles: [FieldRole]?
   var settings: AppSettings

@@ -35,7 +35,7 @@ extension VariableRequest {
       values = fields.map(\.defaultValue)
       trim = false
     }
-    environment = request.environment.sorted { $0.key < $1.key }
+    environment = request.environment
   }
 }
 
@@ -44,8 +44,7 @@ extension VariableAnswer {
   var engineResult: Result<VariableValue, SessionFailure> {
     switch result {
     case .success(let value):
-      return .success(
-        VariableValue(value.text, fields: Dictionary(value.fields, uniquingKeysWith: { first, _ in first })))
+      return .success(VariableValue(value.text, fields: value.fields))
     case .failure(let reason):
       return .failure(.failed(reason.message))
     }

@@ -1,4 +1,5 @@
 import AgentProtocol
+import FoundationEssentials
 import KeyboardEngine
 
 /// One line of a typing script for `vkbd simulate`.
@@ -61,11 +62,12 @@ enum Script {
   /// it starts with a double quote.
   private static func text(_ argument: Substring, fail: (String) -> ScriptError) throws(ScriptError) -> String {
     guard argument.first == "\"" else { return String(argument) }
-    do {
-      return try FlatJSON.parseString(argument)
-    } catch {
-      throw fail("bad string literal: \(error.message)")
+    let literal = String(argument.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    guard literal.count >= 2, literal.last == "\"" else { throw fail("bad string literal: missing closing quote") }
+    guard let text = try? JSONDecoder().decode(String.self, from: Data(literal.utf8)) else {
+      throw fail("bad string literal: one JSON string (its escapes as in JSON) to the end of the line")
     }
+    return text
   }
 
   /// The longest `wait` or `hold` a script may ask for: one hour.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import KeyboardEngine
+import LinuxSystem
 
 extension VKBD {
   /// `vkbd simulate`: the engine on a virtual clock, fed by a typing script.
@@ -136,7 +137,7 @@ extension VKBD {
       }
       let source: String
       do {
-        source = try readFile(script ?? "/dev/stdin")
+        source = try Files.readText(script ?? "/dev/stdin")
       } catch {
         printError(error.description)
         throw SysExit.dataError

@@ -1,6 +1,6 @@
 import AgentProtocol
 import KeyboardEngine
-import SessionCommands
+import SessionWork
 
 /// Runs the engine exactly as the daemon does, on a virtual clock, fed by a
 /// typing script instead of devices.
@@ -42,6 +42,9 @@ struct Simulator {
   private let options: String
   /// What the engine asked the session for, not yet worked out.
   private let asked = SessionQuestions()
+  /// Works it out, as the user who runs simulate (it keeps what a paste
+  /// took from the clipboard until the clipboard gets it back).
+  private let worker = try? SessionWorker()
   /// Values worked out, and when they reach the engine.
   private var answers: [(time: Instant, id: UInt32, value: Result<VariableValue, SessionFailure>)] = []
 
@@ -212,7 +215,8 @@ struct Simulator {
     // What the engine asked of the session: worked out here, as the user
     // who runs simulate, and answered a moment later.
     for request in asked.requests {
-      let value = SessionWork.perform(VariableRequest(request))
+      let value =
+        worker?.performNow(VariableRequest(request)) ?? .failure(AgentProtocolError("no event loop for the session's work"))
       answers.append(
         (
           time.adding(milliseconds: Self.sessionLatency), request.id,

@@ -4,14 +4,14 @@ import Glibc
 /// that mostly waits in the kernel while the main thread computes;
 /// ``wait()`` joins it (`pthread_join`). The work must share nothing with
 /// what the main thread does meanwhile.
-final class BackgroundWork<Value>: BackgroundWorkItem {
+public final class BackgroundWork<Value>: BackgroundWorkItem {
   private let body: () -> Value
   private var value: Value?
   private var thread = pthread_t()
   private var isRunning = false
 
   /// Starts `body`; where no thread can be made, runs it here and now.
-  init(_ body: @escaping () -> Value) {
+  public init(_ body: @escaping () -> Value) {
     self.body = body
     super.init()
     let context = Unmanaged.passRetained(self as BackgroundWorkItem).toOpaque()
@@ -28,10 +28,10 @@ final class BackgroundWork<Value>: BackgroundWorkItem {
     }
   }
 
-  override func run() { value = body() }
+  public override func run() { value = body() }
 
   /// Waits for the work to end and returns what it made.
-  func wait() -> Value {
+  public func wait() -> Value {
     if isRunning {
       pthread_join(thread, nil)
       isRunning = false
@@ -42,6 +42,6 @@ final class BackgroundWork<Value>: BackgroundWorkItem {
 
 /// What the thread's C entry point calls: ``BackgroundWork`` without its
 /// generic parameter, which a C function cannot capture.
-class BackgroundWorkItem {
-  func run() {}
+public class BackgroundWorkItem {
+  public func run() {}
 }

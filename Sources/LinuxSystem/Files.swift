@@ -1,0 +1,87 @@
+import Glibc
+import SystemPackage
+
+/// Whole files and directories, read the one way both programs read them.
+public enum Files {
+  /// The largest file read whole unless a caller says otherwise: config,
+  /// match and script files.
+  public static let largestReadable = 64 << 20
+
+  /// A whole file as bytes (`open`, `read`); a file over `limit` bytes is
+  /// an error (EFBIG).
+  public static func read(_ path: String, limit: Int = largestReadable) throws(SystemError) -> [UInt8] {
+    let fd = FileDescriptor(rawValue: try valueOrErrno("open", path) { open(path, O_RDONLY | O_CLOEXEC) })
+    defer { fd.closeQuietly() }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = try valueOrErrno("read", path) { chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) } }
+      if count == 0 { return bytes }
+      bytes.append(contentsOf: chunk[..<count])
+      if bytes.count > limit { throw SystemError("read", path, errno: .fileTooLarge) }
+    }
+  }
+
+  /// A whole file as text; invalid UTF-8 is an error (EILSEQ).
+  public static func readText(_ path: String, limit: Int = largestReadable) throws(SystemError) -> String {
+    let bytes = try read(path, limit: limit)
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw SystemError("read", path, errno: .illegalByteSequence)
+    }
+    return text
+  }
+
+  /// The names in the directory `path`, sorted, without `.` and `..`; nil
+  /// when it cannot be opened (`opendir`, `readdir`).
+  public static func names(in path: String) -> [String]? {
+    guard let stream = opendir(path) else { return nil }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  /// What is at `path` (`stat`, following links); nil when nothing is.
+  public static func kind(of path: String) -> Kind? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return nil }
+    switch info.st_mode & S_IFMT {
+    case S_IFDIR: return .directory
+    case S_IFREG: return .file(size: Int(info.st_size))
+    default: return .other
+    }
+  }
+
+  public enum Kind: Equatable, Sendable {
+    case directory
+    case file(size: Int)
+    case other
+  }
+}
+
+/// Standard output or error as a `TextOutputStream`, written through at
+/// once (`write`, EINTR retried).
+public struct StandardStream: TextOutputStream {
+  private let fd: Int32
+
+  public static var output: StandardStream { StandardStream(fd: 1) }
+  public static var error: StandardStream { StandardStream(fd: 2) }
+
+  public mutating func write(_ string: String) {
+    var bytes = Array(string.utf8)[...]
+    while !bytes.isEmpty {
+      let written = try? valueOrErrno("write") { bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) } }
+      guard let written, written > 0 else { return }
+      bytes = bytes.dropFirst(written)
+    }
+  }
+}
+
+/// Prints `message` on standard error, as `PROGRAM: message`.
+public func printError(_ message: String, program: String) {
+  var standardError = StandardStream.error
+  print("\(program): \(message)", to: &standardError)
+}
