@@ -32,6 +32,12 @@ public struct EngineConfiguration: Equatable, Sendable {
   public init() {}
 
   /// Every typing aid off: pure pass-through.
+  /// Whether anything needs the text and the keymap state: an aid, or
+  /// snippets when there are some. Without, keys pass through undecoded.
+  func needsDecoding(hasSnippets: Bool) -> Bool {
+    enabled && (autocapitalize || doubleSpacePeriod || backspace.accelerate || (expandsSnippets && hasSnippets))
+  }
+
   public static var allOff: EngineConfiguration {
     var configuration = EngineConfiguration()
     configuration.autocapitalize = false

@@ -21,6 +21,13 @@ public struct Instant: Comparable, Hashable, Sendable {
     Instant(microseconds: microseconds + milliseconds * 1000)
   }
 
+  /// The earlier of two times; nil when neither is known.
+  static func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
+    guard let first else { return second }
+    guard let second else { return first }
+    return Swift.min(first, second)
+  }
+
   public static func < (lhs: Instant, rhs: Instant) -> Bool {
     lhs.microseconds < rhs.microseconds
   }

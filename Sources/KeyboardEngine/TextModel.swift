@@ -20,6 +20,9 @@ public struct TextModel: Sendable {
   /// True when the model's start is known to be the start of the text field
   /// (a session agent reported the field's text).
   public private(set) var isFieldStart = false
+  /// The edits since a report of the field last agreed with the model
+  /// (``reconcile(with:isFieldStart:)``).
+  var history = TextHistory()
 
   /// An empty model: nothing known.
   public init() {
@@ -75,6 +78,7 @@ public struct TextModel: Sendable {
 
   /// Adds a typed character.
   public mutating func append(_ character: Unicode.Scalar) {
+    history.record(.inserted(character))
     ring[end] = character.value
     typedRing[end] = 0
     end = (end + 1) % Self.capacity
@@ -93,11 +97,20 @@ public struct TextModel: Sendable {
     guard count > 0 else { return false }
     var removedBase = false
     while count > 0, !removedBase {
-      removedBase = !Self.isCombining(self[fromEnd: 0])
-      end = (end - 1 + Self.capacity) % Self.capacity
-      count -= 1
+      let character = self[fromEnd: 0]
+      removedBase = !Self.isCombining(character)
+      history.record(.deleted(character))
+      removeLast()
     }
     return true
+  }
+
+  /// Removes the last code point alone (a combining mark without its
+  /// base): for making recorded edits again.
+  mutating func removeLast() {
+    guard count > 0 else { return }
+    end = (end - 1 + Self.capacity) % Self.capacity
+    count -= 1
   }
 
   /// Forgets everything: the text before the cursor is unknown from here on.
@@ -105,6 +118,7 @@ public struct TextModel: Sendable {
     count = 0
     isTruncated = false
     isFieldStart = false
+    history.removeAll()
   }
 
   /// Sets the model to `characters`, as a session agent reported the field:
@@ -114,6 +128,7 @@ public struct TextModel: Sendable {
     for character in characters.suffix(Self.capacity) { append(character) }
     isTruncated = characters.count > Self.capacity || !isFieldStart
     self.isFieldStart = isFieldStart && !isTruncated
+    history.removeAll()
   }
 
   /// The model's text, oldest first (for tests and diagnostics; allocates).

@@ -23,6 +23,30 @@ import Testing
     #expect(driver.engine.text.text == "Hi the" && driver.engine.text.isFieldStart, "\(driver.engine.text.text)")
   }
 
+  /// The reports of a slow desktop arrive after the engine's own edits:
+  /// one of the text before the double-space period was typed, or before
+  /// Backspace deleted, describes a state the engine went through, and
+  /// changes nothing (seen in the VM: "Hello. tHere").
+  @Test func aReportOfTheTextBeforeTheEnginesOwnEditIsPast() {
+    var driver = Self.driver()
+    driver.engine.fieldReported(before: [], isFieldStart: true)
+    for key in [KEY_H, KEY_E, KEY_L, KEY_L, KEY_O, KEY_SPACE, KEY_SPACE] { driver.tap(key) }
+    #expect(driver.engine.text.text == "Hello. ")
+    for late in ["Hell", "Hello ", "Hello", "Hello."] {
+      driver.engine.fieldReported(before: Self.scalars(late), isFieldStart: true)
+      #expect(driver.engine.text.text == "Hello. ", "after the late report \(late)")
+    }
+    driver.tap(KEY_T)
+    #expect(driver.engine.text.text == "Hello. T")
+    driver.engine.fieldReported(before: Self.scalars("Hello. "), isFieldStart: true)
+    for key in [KEY_H, KEY_E] { driver.tap(key) }
+    #expect(driver.engine.text.text == "Hello. The")
+    // Backspace, and a report from before it.
+    driver.tap(KEY_BACKSPACE)
+    driver.engine.fieldReported(before: Self.scalars("Hello. The"), isFieldStart: true)
+    #expect(driver.engine.text.text == "Hello. Th")
+  }
+
   @Test func aReportThatDisagreesWins() {
     var driver = Self.driver()
     driver.engine.fieldReported(before: Self.scalars("Hi"), isFieldStart: true)

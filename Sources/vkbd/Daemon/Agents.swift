@@ -28,6 +28,10 @@ extension Daemon {
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)
     }
+    agents.onDialogShown = { [unowned self] id in
+      engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
+      flush(sourceTime: nil)
+    }
     if let fd = seat.fd { try loop.watch(fd) { [unowned self] _ in seatChanged() } }
     seatChanged()
   }

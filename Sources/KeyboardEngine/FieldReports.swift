@@ -1,0 +1,94 @@
+/// The edits made to the text model since the field's last report that
+/// agreed with it: what a report on its way may not have seen yet. A
+/// fixed ring: recording an edit never allocates.
+struct TextHistory {
+  /// The most edits kept; a report older than that replaces the model.
+  static let capacity = 64
+
+  enum Edit: Equatable {
+    case inserted(Unicode.Scalar)
+    case deleted(Unicode.Scalar)
+  }
+
+  private var edits = [Edit](repeating: .inserted(" "), count: capacity)
+  private var end = 0
+  private(set) var count = 0
+
+  mutating func record(_ edit: Edit) {
+    edits[end] = edit
+    end = (end + 1) % Self.capacity
+    count = min(count + 1, Self.capacity)
+  }
+
+  /// Forgets all but the last `kept` edits.
+  mutating func keepLast(_ kept: Int) { count = min(count, kept) }
+
+  mutating func removeAll() { count = 0 }
+
+  /// The edit `offset` places back (0: the last).
+  subscript(fromEnd offset: Int) -> Edit { edits[(end - 1 - offset + 2 * Self.capacity) % Self.capacity] }
+}
+
+extension TextModel {
+  /// Takes a session agent's report of the field's text before the cursor
+  /// (`isFieldStart` when that is all of it). A report agrees with the
+  /// model as it is, or as it was before the last edits of its ``history``
+  /// (the report was on its way while they were made: characters typed,
+  /// the engine's own edits such as the double-space period): then it only
+  /// completes the model, where it knows more of the field's start, and
+  /// the edits since are made again on top of it. A report that agrees
+  /// with no such state replaces the model; false then: the text changed
+  /// under the engine.
+  mutating func reconcile(with reported: [Unicode.Scalar], isFieldStart: Bool) -> Bool {
+    let history = self.history
+    // The model's last characters as it was `undone` edits ago, as far as
+    // a comparison with the report needs them.
+    let span = reported.count + history.count + 1
+    var state = (0..<Swift.min(count, span)).reversed().map { self[fromEnd: $0] }
+    var known = count
+    states: for undone in 0...history.count {
+      if undone > 0 {
+        switch history[fromEnd: undone - 1] {
+        case .inserted:
+          guard !state.isEmpty else { break states }  // before the model's start: unknown
+          state.removeLast()
+          known -= 1
+        case .deleted(let character):
+          state.append(character)
+          known += 1
+        }
+      }
+      guard Self.tailsAgree(state, known: known, reported) else { continue }
+      // A report that starts the field with less than the state holds, or
+      // a model that starts the field with less than the report, disagrees.
+      if isFieldStart && reported.count < known { continue }
+      if self.isFieldStart && known < reported.count { continue }
+      if reported.count > known || (isFieldStart && !self.isFieldStart) {
+        // The report knows more: it, with the edits since made again.
+        replace(with: reported, isFieldStart: isFieldStart)
+        for back in stride(from: undone - 1, through: 0, by: -1) {
+          switch history[fromEnd: back] {
+          case .inserted(let character): append(character)
+          case .deleted: removeLast()
+          }
+        }
+      }
+      self.history = history
+      self.history.keepLast(undone)
+      return true
+    }
+    replace(with: reported, isFieldStart: isFieldStart)
+    return false
+  }
+
+  /// Whether `state` (the last characters of a text of `known` characters)
+  /// and `reported` end alike, over the length both have.
+  private static func tailsAgree(_ state: [Unicode.Scalar], known: Int, _ reported: [Unicode.Scalar]) -> Bool {
+    let overlap = Swift.min(known, reported.count)
+    guard overlap <= state.count else { return false }
+    for offset in 0..<overlap where state[state.count - 1 - offset] != reported[reported.count - 1 - offset] {
+      return false
+    }
+    return true
+  }
+}
