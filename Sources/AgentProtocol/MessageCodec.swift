@@ -191,7 +191,8 @@ extension AgentProtocolError {
       self.init("field '\(field(context.codingPath))' must be \(kind)")
     case .dataCorrupted(let context):
       self.init(
-        context.codingPath.isEmpty ? "not a JSON object" : "field '\(field(context.codingPath))' has a value not allowed")
+        context.codingPath.isEmpty
+          ? "not a JSON object" : "field '\(field(context.codingPath))' has a value not allowed")
     @unknown default:
       self.init("not a JSON object")
     }

@@ -15,7 +15,9 @@ public enum Files {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-      let count = try valueOrErrno("read", path) { chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) } }
+      let count = try valueOrErrno("read", path) {
+        chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+      }
       if count == 0 { return bytes }
       bytes.append(contentsOf: chunk[..<count])
       if bytes.count > limit { throw SystemError("read", path, errno: .fileTooLarge) }

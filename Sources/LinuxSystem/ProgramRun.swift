@@ -100,7 +100,9 @@ public final class ProgramRun {
   private func read(_ fd: FileDescriptor) {
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {
-      let result = try? nonBlocking("read") { chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) } }
+      let result = try? nonBlocking("read") {
+        chunk.withUnsafeMutableBytes { Glibc.read(fd.rawValue, $0.baseAddress, $0.count) }
+      }
       guard case .done(let count)? = result else {
         if result == nil { close(fd) }  // an error: the pipe is done
         break

@@ -202,4 +202,3 @@ struct VKBDAgent: ParsableCommand {
     return "/\(prefix)/share/vkbd/kwin/vkbd-focus.js"
   }
 }
-

@@ -49,7 +49,9 @@ final class DaemonLink: Reconnecting {
     self.logger = logger
     worker = SessionWorker(loop: loop)
     reader.on(SessionStanding.self) { [unowned self] standing, _ in take(standing) }
-    reader.on(Refusal.self) { [unowned self] refusal, _ in disconnect("the daemon refused this agent: \(refusal.reason)") }
+    reader.on(Refusal.self) { [unowned self] refusal, _ in
+      disconnect("the daemon refused this agent: \(refusal.reason)")
+    }
     reader.on(VariableRequest.self) { [unowned self] request, _ in work(request) }
   }
 

@@ -169,4 +169,3 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
     (0..<4).reduce(0) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
   }
 }
-

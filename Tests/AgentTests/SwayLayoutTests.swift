@@ -102,7 +102,10 @@ import Testing
   }
 
   @Test(arguments: [
-    (#"[{"identifier":"k","type":"keyboard","xkb_layout_names":["German"],"xkb_active_layout_index":0,"x":[1,2.5,{}]}]"#, true),
+    (
+      #"[{"identifier":"k","type":"keyboard","xkb_layout_names":["German"],"xkb_active_layout_index":0,"x":[1,2.5,{}]}]"#,
+      true
+    ),
     (#"[{"identifier":"k","type":"keyboard","xkb_layout_names":["German"]}"#, false),
     (#"[{"identifier" "k"}]"#, false),
     (#""unclosed"#, false),

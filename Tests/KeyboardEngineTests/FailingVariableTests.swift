@@ -108,7 +108,8 @@ import Testing
     case .failsAtOnce, .dialogCancelled:
       engine.sessionAnswered(id, value: .failure(.failed("nothing was chosen")), at: driver.time, into: &driver.output)
     case .programFailed:
-      engine.sessionAnswered(id, value: .failure(.failed("exited with status 1")), at: driver.time, into: &driver.output)
+      engine.sessionAnswered(
+        id, value: .failure(.failed("exited with status 1")), at: driver.time, into: &driver.output)
     case .agentGone:
       engine.sessionAnswered(
         id, value: .failure(.failed("the session agent went away")), at: driver.time, into: &driver.output)

@@ -304,7 +304,7 @@ import Testing
       ("{{", "", nil), ("{{", "{", nil),
     ] as [(StaticString, String, Int?)])
   func findsAMarkerWhereItStands(marker: StaticString, text: String, characters: Int?) {
-    let range = SnippetLoader.firstRange(of: marker, in: Substring(text))
+    let range = Templates.firstRange(of: marker, in: Substring(text))
     #expect(range.map { text.distance(from: text.startIndex, to: $0.lowerBound) } == characters)
     if let range { #expect(text[range] == "\(marker)") }
   }

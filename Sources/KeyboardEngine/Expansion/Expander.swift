@@ -211,7 +211,8 @@ final class Expander {
     let planner = host.editPlanner()
     guard
       let plan = expansion.paste != nil
-        ? planner.pasting(deleting: edit.deleted, edit.text) : planner.typing(deleting: edit.deleted, forward: 0, edit.text)
+        ? planner.pasting(deleting: edit.deleted, edit.text)
+        : planner.typing(deleting: edit.deleted, forward: 0, edit.text)
     else {
       if refused.insert(expansion.match.snippet).inserted {
         host.notice(.expansionRefused(origin: snippet.origin, layout: host.layout.names.description))

@@ -383,20 +383,3 @@ struct RegexParser {
     return classes.count - 1
   }
 }
-
-/// A pattern that does not compile, with the character offset of the
-/// problem.
-public struct RegexError: Error, Equatable, CustomStringConvertible, Sendable {
-  public var message: String
-  public var offset: Int
-  /// Valid in espanso's syntax, but not supported here.
-  public var isUnsupported = false
-
-  public init(message: String, offset: Int, isUnsupported: Bool = false) {
-    self.message = message
-    self.offset = offset
-    self.isUnsupported = isUnsupported
-  }
-
-  public var description: String { "\(message) (at character \(offset + 1))" }
-}

@@ -1,6 +1,6 @@
 import AgentProtocol
-import KeyboardEngine
 import Glibc
+import KeyboardEngine
 
 /// Reads `apps:` and `session_users:` (DESIGN 7).
 extension ConfigLoader {

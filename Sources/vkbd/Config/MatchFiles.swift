@@ -46,7 +46,9 @@ struct SentFiles: MatchFileSource {
   }
 
   func read(_ path: String) throws(SystemError) -> String {
-    guard let text = files[MatchPaths.normalized(path)] else { throw SystemError("read", path, errno: .noSuchFileOrDirectory) }
+    guard let text = files[MatchPaths.normalized(path)] else {
+      throw SystemError("read", path, errno: .noSuchFileOrDirectory)
+    }
     return text
   }
 

@@ -42,7 +42,9 @@ final class ControlServer {
     self.budget = budget
     self.logger = logger
     if let groupName {
-      guard let entry = getgrnam(groupName) else { throw SystemError("getgrnam", groupName, errno: .noSuchFileOrDirectory) }
+      guard let entry = getgrnam(groupName) else {
+        throw SystemError("getgrnam", groupName, errno: .noSuchFileOrDirectory)
+      }
       group = entry.pointee.gr_gid
     } else {
       group = nil

@@ -135,7 +135,9 @@ final class EvdevDevice {
     while true {
       let count: Int
       do {
-        guard case .done(let read) = try nonBlocking("read", path, { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count * size) })
+        guard
+          case .done(let read) = try nonBlocking(
+            "read", path, { Glibc.read(fd.rawValue, buffer.baseAddress, buffer.count * size) })
         else { return .drained }
         count = read
       } catch {

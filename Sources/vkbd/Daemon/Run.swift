@@ -1,8 +1,8 @@
 import ArgumentParser
 import Glibc
 import LinuxSystem
-import Logging
 import LogOptions
+import Logging
 
 extension VKBD {
   /// `vkbd run`: the daemon, in the foreground.

@@ -216,7 +216,8 @@ struct Simulator {
     // who runs simulate, and answered a moment later.
     for request in asked.requests {
       let value =
-        worker?.performNow(VariableRequest(request)) ?? .failure(AgentProtocolError("no event loop for the session's work"))
+        worker?.performNow(VariableRequest(request))
+        ?? .failure(AgentProtocolError("no event loop for the session's work"))
       answers.append(
         (
           time.adding(milliseconds: Self.sessionLatency), request.id,
