@@ -92,8 +92,8 @@ unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-# libFuzzer over the config loader, the script parser, the request parser and
-# the agent message reader (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,
+# libFuzzer over the config loader, the script parser, the request parser,
+# the agent message reader and the regex front end (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,
 # a quick run in make check.
 FUZZ_SECONDS ?= 300
 fuzz-build: build-deps

@@ -1,13 +1,16 @@
 #if VKBD_FUZZ
   import AgentProtocol
   import Glibc
+  import KeyboardEngine
 
   /// libFuzzer's entry point, in a build made with `make fuzz`
   /// (-sanitize=fuzzer,address -DVKBD_FUZZ). VKBD_FUZZ_TARGET picks what the
   /// input goes to: `config` (the config and match-file loader), `script`
   /// (the simulate script parser), `request` (the control-socket request
-  /// parser) or `agent` (the agent socket's message reader). Anything but a
-  /// crash, a leak or a hang is fine.
+  /// parser), `agent` (the agent socket's message reader) or `regex` (the
+  /// regex front end and PCRE2: the first line is a pattern, compiled as a
+  /// trigger and as a filter, the rest a subject the filter is run on).
+  /// Anything but a crash, a leak or a hang is fine.
   @_cdecl("LLVMFuzzerTestOneInput")
   public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
@@ -22,6 +25,14 @@
       _ = ControlProtocol.decode(ControlRequest.self, from: bytes)
     case .agent:
       _ = try? FuzzTarget.agentMessages.decode(bytes)
+    case .regex:
+      guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+      let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false)
+      let pattern = String(parts[0])
+      _ = try? TriggerRegex(pattern)
+      if let filter = try? FilterRegex(pattern) {
+        _ = filter.matches(parts.count > 1 ? String(parts[1]) : "")
+      }
     }
     return 0
   }
@@ -43,7 +54,7 @@
   }
 
   enum FuzzTarget: String {
-    case config, script, request, agent
+    case config, script, request, agent, regex
 
     /// Every message an agent or the daemon reads.
     nonisolated(unsafe) static let agentMessages: MessageReader<Void> = {
@@ -65,7 +76,7 @@
     static let current: FuzzTarget = {
       let name = getenv("VKBD_FUZZ_TARGET").map { String(cString: $0) } ?? "config"
       guard let target = FuzzTarget(rawValue: name) else {
-        preconditionFailure("VKBD_FUZZ_TARGET: config, script, request or agent")
+        preconditionFailure("VKBD_FUZZ_TARGET: config, script, request, agent or regex")
       }
       // The fuzzer must not make the loader read files it names.
       SnippetLoader.readsFiles = false
