@@ -28,8 +28,12 @@ public final class SessionWorker {
   public typealias Answer = Result<VariableValueText, AgentProtocolError>
 
   private let loop: EventLoop
-  /// What the clipboard held before a paste, until it is put back.
-  private var kept: String?
+  /// What the clipboard held before a paste changed it (`.some(nil)`: no
+  /// text), until it is put back; nil when no paste changed it.
+  private var kept: String??
+  /// While a paste is under way, the clipboard's restores wait for its end.
+  private var pasting = false
+  private var afterPaste: [() -> Void] = []
 
   public init(loop: EventLoop) { self.loop = loop }
 
@@ -89,15 +93,20 @@ public final class SessionWorker {
     case .paste:
       paste(request.arguments.first ?? "", done: done)
     case .restoreClipboard:
+      if pasting {
+        afterPaste.append { [self] in perform(request, answer: answer) }
+        return
+      }
       // The application takes its paste first.
       loop.schedule(at: monotonicMicroseconds() + Self.restoreDelay) { [self] in
-        let kept = self.kept
-        self.kept = nil
-        if let kept {
-          run(Programs.clipboardWriter, input: kept, discardingOutput: true, timeout: Self.clipboardTimeout) {
+        switch kept.take() {
+        case nil:
+          done(.success(VariableValueText("")))  // no paste changed it
+        case .some(let text?):
+          run(Programs.clipboardWriter, input: text, discardingOutput: true, timeout: Self.clipboardTimeout) {
             done($0.map { _ in VariableValueText("") })
           }
-        } else {
+        case .some(nil):
           run(Programs.clipboardClearer, discardingOutput: true, timeout: Self.clipboardTimeout) { _ in
             done(.success(VariableValueText("")))
           }
@@ -135,19 +144,29 @@ public final class SessionWorker {
   }
 
   /// Keeps what the clipboard holds (nothing, when it holds no text), puts
-  /// `text` in it, and answers once the clipboard gives `text` back.
+  /// `text` in it, and answers once the clipboard gives `text` back. A
+  /// restore asked meanwhile (the daemon stopped waiting and typed the
+  /// text) waits for the end.
   private func paste(_ text: String, done: @escaping (Result<VariableValueText, Failure>) -> Void) {
+    pasting = true
+    let finish = { [self] (result: Result<VariableValueText, Failure>) in
+      pasting = false
+      done(result)
+      let waiting = afterPaste
+      afterPaste = []
+      for restore in waiting { restore() }
+    }
     run(Programs.clipboardReader, timeout: Self.clipboardTimeout) { [self] held in
-      kept = try? held.get()
+      if kept == nil { kept = .some(try? held.get()) }  // a paste not yet put back kept the user's already
       run(Programs.clipboardWriter, input: text, discardingOutput: true, timeout: Self.clipboardTimeout) { set in
-        if case .failure(let failure) = set { return done(.failure(failure)) }
+        if case .failure(let failure) = set { return finish(.failure(failure)) }
         check(Self.clipboardChecks)
       }
     }
     func check(_ left: Int) {
       run(Programs.clipboardReader, timeout: Self.clipboardTimeout) { [self] read in
-        if (try? read.get()) == text { return done(.success(VariableValueText(""))) }
-        guard left > 1 else { return done(.failure("the clipboard did not take the text")) }
+        if (try? read.get()) == text { return finish(.success(VariableValueText(""))) }
+        guard left > 1 else { return finish(.failure("the clipboard did not take the text")) }
         loop.schedule(at: monotonicMicroseconds() + Self.clipboardCheckInterval) { check(left - 1) }
       }
     }
@@ -174,7 +193,7 @@ public final class SessionWorker {
     discardingOutput: Bool = false, timeout: Int64, strict: Bool = false,
     _ completion: @escaping (Result<String, Failure>) -> Void
   ) -> Bool {
-    let program = arguments.first ?? "?"
+    let program = arguments.first?.split(separator: "/").last.map(String.init) ?? "?"
     var started = true
     ProgramRun.start(
       arguments, environment: environment, input: input.map { Array($0.utf8) }, capturingOutput: !discardingOutput,

@@ -50,6 +50,25 @@ import Testing
         == .failure(.outputTooLong(1 << 20)))
   }
 
+  @Test func aProgramThatIgnoresSIGTERMIsKilledAfterTheGrace() throws {
+    let loop = try EventLoop()
+    let pidFile = "/tmp/vkbd-stubborn-\(getpid())"
+    defer { unlink(pidFile) }
+    var result: Result<ProgramRun.Output, ProgramRun.Failure>?
+    let started = monotonicMicroseconds()
+    ProgramRun.start(
+      ["sh", "-c", "trap '' TERM; echo $$ > \(pidFile); while :; do sleep 1; done"],
+      timeoutMicroseconds: 300_000, on: loop
+    ) { result = $0 }
+    while result == nil { try loop.runOnce() }
+    #expect(result == .failure(.timedOut))
+    let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    // The loop goes on; the shell, deaf to SIGTERM, is killed and reaped.
+    while kill(pid, 0) == 0 && monotonicMicroseconds() - started < 10_000_000 { try loop.runOnce(timeoutMilliseconds: 50) }
+    #expect(kill(pid, 0) == -1 && errno == ESRCH, "reaped")
+    #expect(monotonicMicroseconds() - started >= 300_000 + ProgramRun.killGrace)
+  }
+
   /// Runs `body` with stand-in programs first on PATH and WAYLAND_DISPLAY
   /// set, in a directory that is removed after.
   static func withStandIns(_ programs: [String: String], _ body: (String) throws -> Void) throws {
@@ -79,6 +98,18 @@ import Testing
     }
   }
 
+  @Test(arguments: [
+    ("kill -9 $$", "zenity was killed by signal 9"),
+    ("exit 1", "zenity exited with status 1"),
+  ])
+  func aDialogThatVanishesOrIsCancelledGivesNoValue(script: String, reason: String) throws {
+    try Self.withStandIns(["zenity": script]) { _ in
+      var form = Self.request(.form, ["name"], values: [""])
+      form.layout = "[[name]]"
+      #expect(Self.perform(form) == .failure(AgentProtocolError(reason)))
+    }
+  }
+
   @Test func aFormGivesEachFieldItsEntry() throws {
     try Self.withStandIns(["zenity": #"printf 'Ada\001Hello\n'"#]) { _ in
       var form = Self.request(.form, ["name", "greeting"], values: ["", ""])
@@ -88,12 +119,16 @@ import Testing
     }
   }
 
-  @Test func aPasteKeepsTheClipboardAndGivesItBack() throws {
-    let standIns = [
+  /// wl-paste and wl-copy on a file; wl-copy takes `copying` first.
+  static func clipboard(copying: String = "0") -> [String: String] {
+    [
       "wl-paste": #"cat "$DIR/clip" 2>/dev/null || exit 1"#,
-      "wl-copy": #"if [ "$1" = --clear ]; then rm -f "$DIR/clip"; else cat > "$DIR/clip"; fi"#,
+      "wl-copy": #"sleep \#(copying); if [ "$1" = --clear ]; then rm -f "$DIR/clip"; else cat > "$DIR/clip"; fi"#,
     ]
-    try Self.withStandIns(standIns) { directory in
+  }
+
+  @Test func aPasteKeepsTheClipboardAndGivesItBack() throws {
+    try Self.withStandIns(Self.clipboard()) { directory in
       try "what the user copied".write(toFile: directory + "/clip", atomically: true, encoding: .utf8)
       #expect(Self.perform(Self.request(.paste, ["a long text"])) == .success(VariableValueText("")))
       #expect(try String(contentsOfFile: directory + "/clip", encoding: .utf8) == "a long text")
@@ -104,6 +139,22 @@ import Testing
       _ = Self.perform(Self.request(.paste, ["another"]))
       _ = Self.perform(Self.request(.restoreClipboard, []))
       #expect(!FileManager.default.fileExists(atPath: directory + "/clip"))
+    }
+  }
+
+  @Test func aRestoreWaitsForThePasteUnderWayAndWithoutAPasteChangesNothing() throws {
+    try Self.withStandIns(Self.clipboard(copying: "0.8")) { directory in
+      let clip = directory + "/clip"
+      try "what the user copied".write(toFile: clip, atomically: true, encoding: .utf8)
+      #expect(Self.perform(Self.request(.restoreClipboard, [])) == .success(VariableValueText("")))
+      #expect(try String(contentsOfFile: clip, encoding: .utf8) == "what the user copied")
+      // The daemon stopped waiting for a slow clipboard and asks for it
+      // back while the paste still goes on.
+      var pasted: SessionWorker.Answer?
+      Self.worker.perform(Self.request(.paste, ["a long text"])) { pasted = $0 }
+      #expect(Self.perform(Self.request(.restoreClipboard, [])) == .success(VariableValueText("")))
+      #expect(pasted == .success(VariableValueText("")))
+      #expect(try String(contentsOfFile: clip, encoding: .utf8) == "what the user copied")
     }
   }
 }

@@ -117,6 +117,12 @@ def print_logs(agent, daemon=None):
         print("  the daemon's log:\n" + daemon.stderr_text()[-3000:])
 
 
+def desktop_with_editor():
+    """sway with foot and the GTK editor (editor.py), both up."""
+    return Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"), EDITOR_FILE)],
+                   ready=(FILE, EDITOR_FILE))
+
+
 def focused(report, app, rule_origin):
     focus = report["focus"]
     return focus.get("app") == app and focus.get("ruleOrigin") == rule_origin
@@ -128,9 +134,7 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
     with vmlib.SourceKeyboard() as source:
         daemon, reader = started(config)
         wait_grabbed(daemon, source.name)
-        desktop = Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"),
-                                                                              EDITOR_FILE)],
-                          ready=(FILE, EDITOR_FILE))
+        desktop = desktop_with_editor()
         try:
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
             # Counted from its connection on; its source from its hello, read a moment later.
@@ -388,6 +392,69 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
             daemon.stop()
 
 
+def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
+    """A snippet with a form: the agent opens the dialog (a stand-in for
+    zenity, a GTK window that waits for its answer) as a child its loop
+    watches, so that while it is open the focus moving between foot and an
+    editor still reaches the daemon at once; then the answer is typed into
+    foot with the keys typed after it. The agent of before ran the dialog on
+    its only loop and reported nothing until it closed."""
+    # The stand-in is Python and GTK: the emulated machine takes seconds to
+    # show it, beyond the 2 s a dialog has by default to take the keyboard.
+    config = ('session_users: ["%d"]\nexpansion:\n  variable_timeout_ms: 60000\n'
+              'matches:\n  - trigger: "qqform"\n    form: "Dear [[name]]"\n' % USER)
+    answer = os.path.join(DESKTOP, "dialog.answer")
+    bin_directory = os.path.join(DESKTOP, "bin")
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        desktop = desktop_with_editor()
+        if os.path.exists(answer):
+            os.remove(answer)
+        os.makedirs(bin_directory, exist_ok=True)
+        with open(os.path.join(bin_directory, "zenity"), "w") as stand_in:
+            stand_in.write('#!/bin/sh\nexec /usr/bin/python3 %s %s "$@"\n' % (os.path.join(HERE, "dialog.py"), answer))
+        os.chmod(os.path.join(bin_directory, "zenity"), 0o755)
+        env = [entry.replace("PATH=", "PATH=%s:" % bin_directory, 1) if entry.startswith("PATH=") else entry
+               for entry in desktop.client_env()]
+        agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
+        try:
+            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
+            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
+            wait_focus("foot")
+            type_us(source, "qqform", gap=0.05)
+            wait_focus("vkbd-test-dialog", timeout=120)
+            opened = time.time()
+            # The dialog is open: the focus moves, and every move is reported.
+            moves = 0
+            for app in ("vkbd-test-editor", "foot", "vkbd-test-editor", "foot"):
+                assert desktop.swaymsg('[app_id="%s"] focus' % app).returncode == 0
+                wait_focus(app, timeout=30)
+                moves += 1
+            assert os.path.exists("/proc/%d" % desktop.pid_of("dialog.py")), "the dialog closed early"
+            print("  %d focus moves reported while the form dialog was open (%.1f s)" % (moves, time.time() - opened))
+            with open(answer + ".new", "w") as file:
+                file.write("Ada")
+            os.rename(answer + ".new", answer)
+            wait_focus("foot", timeout=60)
+            time.sleep(1)
+            type_us(source, " x\n", gap=0.05)
+            deadline = time.time() + 60
+            while desktop.lines()[:1] != ["Dear Ada x"]:
+                assert time.time() < deadline, "foot received %r" % desktop.lines()
+                time.sleep(0.2)
+            print("  foot received %r" % desktop.lines()[0])
+        except AssertionError:
+            print_logs(agent, daemon)
+            raise
+        finally:
+            if not os.path.exists(answer):
+                with open(answer, "w") as file:
+                    file.write("")
+            desktop.close()
+            daemon.stop()
+
+
 def expansion_of(trigger):
     result = subprocess.run([os.environ["VKBD_BIN"], "expand", trigger], capture_output=True, text=True, timeout=60)
     return result.stdout.rstrip("\n") if result.returncode == 0 else None
@@ -445,6 +512,7 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
         finally:
             desktop.close()
             daemon.stop()
+            shutil.rmtree(os.path.dirname(match))  # the later tests' desktops share the config home
 
 
 def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
@@ -456,7 +524,10 @@ def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
     whole here, sway under emulation cannot drain them with an input method
     attached (the daemon writes every event), which is what pasting is for."""
     lines = "".join("line %04d of the long snippet, pasted whole.\n" % number for number in range(50))
-    base = 'session_users: ["%d"]\nautocapitalize: false\ndouble_space_period: false\n' % USER
+    # Three clipboard programs in a row take seconds on the emulated machine:
+    # the paste gets more than the 2 s it has by default.
+    base = ('session_users: ["%d"]\nautocapitalize: false\ndouble_space_period: false\n'
+            'expansion:\n  variable_timeout_ms: 20000\n' % USER)
     timings = {}
     for mode, extra, length in (("pasted", "", 2000), ("typed", "clipboard_threshold: 0\n", 400)):
         shown = lines[:length]
@@ -465,9 +536,7 @@ def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
         with vmlib.SourceKeyboard() as source:
             daemon, reader = started(base + extra + snippet)
             wait_grabbed(daemon, source.name)
-            desktop = Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"),
-                                                                                  EDITOR_FILE)],
-                              ready=(FILE, EDITOR_FILE))
+            desktop = desktop_with_editor()
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
             try:
                 wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent",

@@ -285,6 +285,23 @@ import Testing
     #expect(!driver.emitted.contains { $0.code == UInt16(KEY_LEFTCTRL) })
   }
 
+  @Test func whenTheClipboardIsSlowItIsTypedAndTheClipboardPutBack() {
+    let (engine, asks) = Self.engine(answering: true)
+    var driver = EngineDriver(engine: engine)
+    for key in [KEY_SEMICOLON, KEY_L, KEY_G, KEY_X] { driver.tap(key) }
+    #expect(asks.requests.map(\.call) == [.paste(Self.long)])
+    while let deadline = engine.nextDeadline { driver.advance(to: deadline) }
+    #expect(engine.text.text == Self.long + "x")
+    #expect(asks.requests.map(\.call) == [.paste(Self.long), .restoreClipboard])
+    // The session's late answer changes nothing.
+    engine.sessionAnswered(
+      asks.requests[0].id, value: .success(VariableValue("")), at: driver.time, into: &driver.output)
+    driver.flush()
+    #expect(!driver.emitted.contains { $0.code == UInt16(KEY_LEFTCTRL) })
+    #expect(engine.text.text == Self.long + "x")
+    #expect(engine.heldOutputKeys.isEmpty)
+  }
+
   @Test func withoutAnAgentItIsTyped() {
     let (engine, _) = Self.engine(answering: false)
     var driver = EngineDriver(engine: engine)

@@ -34,6 +34,17 @@ final class AgentServerUnderTest {
     } while !condition() && monotonicMicroseconds() < deadline
   }
 
+  /// Sends `bytes`, however many, handling what arrives whenever the
+  /// agent's socket is full.
+  func send(_ bytes: [UInt8], from agent: Agent) {
+    _ = fcntl(agent.fd, F_SETFL, O_NONBLOCK)
+    var sent = 0
+    while sent < bytes.count {
+      let count = bytes[sent...].withUnsafeBytes { Glibc.send(agent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if count > 0 { sent += count } else { pump { true } }
+    }
+  }
+
   /// A connected agent.
   func connect() -> Agent {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -124,17 +135,48 @@ enum DaemonSaid: Equatable {
     for window in 1...2000 {
       burst += FocusReport(window: Int64(window), app: "app\(window)").encoded()
     }
-    _ = fcntl(agent.fd, F_SETFL, O_NONBLOCK)
-    var sent = 0
-    while sent < burst.count {
-      let count = burst[sent...].withUnsafeBytes { Glibc.send(agent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      if count > 0 { sent += count } else { server.pump { true } }
-    }
+    server.send(burst, from: agent)
     server.pump { server.reports.last??.window == 2000 }
     #expect(server.reports.last == FocusReport(window: 2000, app: "app2000"))
     #expect(server.reports.count < 2000 / 10, "\(server.reports.count) reports applied")
     let windows = server.reports.compactMap { $0?.window }
     #expect(windows == windows.sorted(), "in order")
+  }
+
+  @Test func tenThousandReportsWhileADialogIsOpenAreBoundedAndTheAnswerComesOnce() throws {
+    let server = try AgentServerUnderTest()
+    var answers: [VariableAnswer] = []
+    var shown: [UInt32] = []
+    server.server.onValue = { answers.append($0) }
+    server.server.onDialogShown = { shown.append($0) }
+    var fields: [FieldReport?] = []
+    server.server.onField = { fields.append($0) }
+    let agent = server.connect()
+    defer { agent.close() }
+    agent.send(FocusReport(window: 1, app: "foot"))
+    server.pump { server.reports.count == 1 }
+    var form = VariableRequest(id: 7, kind: .form)
+    form.arguments = ["name"]
+    form.values = [""]
+    #expect(server.server.ask(form))
+    #expect(agent.received().messages.contains(.variable(form)))
+    // The dialog opens; the user moves about while it is open (ten
+    // thousand reports), then submits; a stray second answer follows.
+    var flood = DialogShown(id: 7).encoded()
+    for index in 1...5000 {
+      flood += FocusReport(window: Int64(index), app: "app\(index)").encoded()
+      flood += FieldReport(source: "atspi", role: .text, before: "\(index)").encoded()
+    }
+    let answer = VariableAnswer(id: 7, result: .success(VariableValueText("", fields: ["name": "Ada"])))
+    flood += answer.encoded() + answer.encoded()
+    server.send(flood, from: agent)
+    server.pump { server.reports.last??.window == 5000 && !answers.isEmpty }
+    #expect(answers == [answer])
+    #expect(shown == [7])
+    #expect(server.reports.last == FocusReport(window: 5000, app: "app5000"))
+    #expect(fields.last == FieldReport(source: "atspi", role: .text, before: "5000"))
+    #expect(server.reports.count < 10_000 / 10, "\(server.reports.count) reports applied")
+    #expect(server.server.statuses.count == 1, "the agent stays connected")
   }
 
   @Test func anAgentOfAUserWhoIsNotActiveIsToldSoAndIgnoredUntilItIs() throws {

@@ -282,9 +282,11 @@ final class Expander {
     waiting = nil
     switch (value, expansion.paste != nil) {
     case (.failure, true):
-      // Pasted once the clipboard holds the text; typed when it cannot.
+      // Pasted once the clipboard holds the text; typed when it cannot
+      // (the clipboard put back, should the session have changed it).
       expansion.paste = nil
       expansion.typesInstead = true
+      _ = host.ask(SessionRequest(id: nextRequest(), call: .restoreClipboard, environment: [:]))
     case (.success, true): break
     case (.failure(let reason), false):
       host.notice(.sessionVariableFailed(origin: snippets.snippets[expansion.match.snippet].origin, reason: reason))
@@ -311,9 +313,13 @@ final class Expander {
     host.keysMayGo(at: now, into: &output)
   }
 
-  /// Gives up the expansion waiting past its deadline.
+  /// Gives up the expansion waiting past its deadline; one waiting for the
+  /// clipboard is typed instead.
   func advanceWaiting(to now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
     guard let due = waitingDeadline, due <= now, let waiting else { return }
+    if waiting.paste != nil {
+      return answered(waiting.request, value: .failure(.timedOut), at: now, host: host, into: &output)
+    }
     host.notice(.sessionVariableFailed(origin: snippets.snippets[waiting.match.snippet].origin, reason: .timedOut))
     giveUp(waiting, at: now, host, &output)
   }
