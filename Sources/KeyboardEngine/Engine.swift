@@ -84,6 +84,10 @@ public final class Engine {
     decoder = KeystrokeDecoder(layout: layout)
   }
 
+  /// Whether the engine types an expansion, waits for the session, or has
+  /// keys waiting their turn: work a caller must not cut short.
+  public var isBusy: Bool { expander.isTyping || expander.isWaiting || !queue.isEmpty }
+
   /// The earliest time at which ``advance(to:into:)`` has work to do.
   public var nextDeadline: Instant? {
     Instant.earlier(expander.waitingDeadline, Instant.earlier(expander.typingDeadline, aids.repeatDeadline))
@@ -121,9 +125,7 @@ public final class Engine {
 
   /// Applies the key handed out last to the keymap state and the text.
   private func applyUnsettled() {
-    guard let (code, value, keysym) = unsettled else { return }
-    unsettled = nil
-    apply(decoder.feed(code: code, value: value, keysym: keysym))
+    if let (code, value, keysym) = unsettled.take() { apply(decoder.feed(code: code, value: value, keysym: keysym)) }
   }
 
   private func process(_ event: KeyEvent, into output: inout KeyOutput) {
@@ -185,7 +187,7 @@ public final class Engine {
   /// that comes while the engine types or waits is left alone.
   public func fieldReported(before reported: [Unicode.Scalar], isFieldStart: Bool) {
     settle()
-    guard decodes, !expander.isTyping, !expander.isWaiting, queue.isEmpty else { return }
+    guard decodes, !isBusy else { return }
     if !text.reconcile(with: reported, isFieldStart: isFieldStart) { cancelAids() }
     capsDue = nil
   }
@@ -247,8 +249,7 @@ public final class Engine {
     for code in keys.releaseAll() { emit(code, .up, into: &output) }
   }
 
-  /// Whether `code` is down on the virtual keyboard; all those that are.
-  public func isHeldOnOutput(_ code: UInt16) -> Bool { keys.outputDown[Int(code)] }
+  /// The keys down on the virtual keyboard.
   public var heldOutputKeys: [UInt16] { keys.downOnOutput }
 
   // MARK: - Keys

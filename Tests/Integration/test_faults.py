@@ -4,6 +4,7 @@ storm of keyboards coming and going."""
 
 import os
 import signal
+import subprocess
 import time
 
 from evdev import ecodes as e
@@ -61,17 +62,31 @@ def test_a_reader_that_stops_reading_does_not_stop_the_daemon():
         daemon.stop(signal.SIGTERM)
 
 
+def started_with_probe(config, source):
+    """vkbd running with `config`, `source` grabbed, and the project's C
+    probe recording the virtual keyboard's events (Python under TCG reads
+    too slowly for expansions at full speed)."""
+    daemon, reader = started(config)
+    wait_grabbed(daemon, source.name)
+    reader.close()
+    return daemon, vmlib.start_probe("vkbd virtual keyboard")
+
+
+def typed_by(probe):
+    """What the events the probe recorded type on a US layout."""
+    lines = vmlib.probe_lines(probe)
+    assert "dropped" not in lines
+    return Typist("us").typed([tuple(int(field) for field in line.split())[:2] for line in lines if line])
+
+
+LONG_TEXT = ("pack my box with five dozen liquor jugs " * 50)[:2000]
+LONG_EXPANSION = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";l"\n    replace: "%s"' % LONG_TEXT)
+
+
 def test_twenty_long_expansions_while_the_user_types_lose_nothing():
-    text = ("pack my box with five dozen liquor jugs " * 50)[:2000]
-    config = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";l"\n    replace: "%s"' % text)
+    text = LONG_TEXT
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
-        # Python under TCG reads too slowly for expansions at full speed: the
-        # project's C probe records the virtual keyboard's events, with the
-        # single virtual CPU to itself.
-        reader.close()
-        probe = vmlib.start_probe("vkbd virtual keyboard")
+        daemon, probe = started_with_probe(LONG_EXPANSION, source)
         expected = ""
         rounds = 20 * vmlib.SOAK
         for round in range(rounds):
@@ -82,14 +97,41 @@ def test_twenty_long_expansions_while_the_user_types_lose_nothing():
                 time.sleep(0.01)
             expected += text + "xyz"
             time.sleep(1.5)
-        lines = vmlib.probe_lines(probe)
-        assert "dropped" not in lines
-        events = [tuple(int(field) for field in line.split())[:2] for line in lines if line]
-        typed = Typist("us").typed(events)
+        typed = typed_by(probe)
         assert typed == expected, "%d of %d characters right" % (
             sum(a == b for a, b in zip(typed, expected)), len(expected))
         print("  %d expansions of %d characters with 3 keys typed during each: %d characters, all in order, "
               "0 lost" % (rounds, len(text), len(expected)))
+        daemon.stop(signal.SIGTERM)
+
+
+def test_a_reload_during_a_long_expansion_cuts_nothing_and_takes_effect_after():
+    text = LONG_TEXT
+    with vmlib.SourceKeyboard() as source:
+        daemon, probe = started_with_probe(LONG_EXPANSION, source)
+        with open(daemon.config_path, "w") as file:
+            file.write(LONG_EXPANSION.replace(text, "the new text"))
+        for code in (e.KEY_SEMICOLON, e.KEY_L):
+            source.tap(code)
+        time.sleep(0.05)  # the expansion is under way: 2,000 characters take seconds here
+        daemon.process.send_signal(signal.SIGHUP)
+        deadline = time.time() + 60
+        while "configuration reloaded" not in daemon.stderr_text():
+            assert time.time() < deadline, daemon.stderr_text()
+            time.sleep(0.1)
+        # The new config is in use once the expansion is typed.
+        while subprocess.run([os.environ["VKBD_BIN"], "expand", ";l"], capture_output=True,
+                             text=True).stdout != "the new text\n":
+            assert time.time() < deadline, "the new config never came into use"
+            time.sleep(0.1)
+        for code in (e.KEY_SEMICOLON, e.KEY_L):
+            source.tap(code)
+        time.sleep(2)
+        typed = typed_by(probe)
+        assert typed == text + "the new text", "%d characters: %r…%r" % (len(typed), typed[:40], typed[-40:])
+        assert "waits for the expansion" in daemon.stderr_text(), "the reload came after the expansion"
+        print("  SIGHUP while a %d-character expansion was typed: all of it arrived, then the new config's"
+              " expansion" % len(text))
         daemon.stop(signal.SIGTERM)
 
 

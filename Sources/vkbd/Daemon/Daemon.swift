@@ -12,7 +12,8 @@ import Logging
 /// monitor. Data flows one way: device → engine → virtual keyboard, in the
 /// same loop turn. The concerns around that path have files of their own:
 /// the devices (``InputDevices``), a suspend (Suspend.swift), the control
-/// socket (ControlRequests.swift) and the session agents (Agents.swift).
+/// socket (ControlRequests.swift), the session agents (AgentReports.swift)
+/// and the start's warm-up (WarmUp.swift).
 final class Daemon {
   /// Exit statuses besides success.
   static let panicStatus: Int32 = 75  // EX_TEMPFAIL: the user pulled the panic chord
@@ -53,6 +54,9 @@ final class Daemon {
   var configLoaded = time(nil)
   /// The deadline the timerfd is armed for.
   private var armedDeadline: Instant?
+  /// An engine made (a reload, the user's snippets) while the one in use
+  /// was busy: installed once it is done.
+  private var waitingEngine: Engine?
 
   /// How many socket clients (control clients and agents) one loop turn
   /// serves at most: the others wait for the next turn, after the keys that
@@ -67,11 +71,12 @@ final class Daemon {
     self.configuration = configuration
     // Creating the virtual keyboard mostly waits in the kernel (RCU grace
     // periods as its LEDs register: 45 ms in the test VM); building the
-    // engine is all computing. They overlap.
+    // engine and warming its key path are all computing. They overlap.
     let creation = BackgroundWork { Result { () throws(SystemError) in try VirtualKeyboard() } }
     do {
       engine = try Self.makeEngine(configuration, logger: logger)
       configuredLayout = engine.layout
+      Self.warmUp(like: engine)
     } catch {
       _ = creation.wait()
       throw error
@@ -150,6 +155,7 @@ final class Daemon {
       for index in 0..<count where !devices.isDevice(loop.token(at: index)) && exitStatus == nil {
         loop.dispatch(at: index)
       }
+      if let waitingEngine, !engine.isBusy { install(waitingEngine) }
       let deadline = engine.nextDeadline
       if deadline != armedDeadline {  // a syscall only when the deadline moved
         timer.arm(at: deadline?.microseconds)
@@ -339,8 +345,16 @@ final class Daemon {
 
   /// Hands over to `newEngine`: nothing stays held from the old engine,
   /// the keys the user still holds go down again through the new one, and
-  /// it follows the app rule and the desktop's layout in force.
+  /// it follows the app rule and the desktop's layout in force. While the
+  /// old engine types an expansion or waits for the session, the new one
+  /// waits (checked each loop turn): nothing it types is cut short.
   func install(_ newEngine: Engine) {
+    guard !engine.isBusy else {
+      if waitingEngine == nil { logger.info("the new configuration waits for the expansion under way") }
+      waitingEngine = newEngine
+      return
+    }
+    waitingEngine = nil
     newEngine.isPaused = engine.isPaused
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
