@@ -389,7 +389,7 @@ extension Engine: KeyboardHost {
     aids.engineTyped()
   }
 
-  func ask(_ request: SessionRequest) -> Bool { onSessionCall?(request) == true }
+  func ask(_ request: @autoclosure () -> SessionRequest) -> Bool { onSessionCall?(request()) == true }
 
   func notice(_ notice: EngineNotice) { onNotice?(notice) }
 

@@ -1,6 +1,7 @@
 /// The edits made to the text model since the field's last report that
-/// agreed with it: what a report on its way may not have seen yet. A
-/// fixed ring: recording an edit never allocates.
+/// agreed with it: what a report on its way may not have seen yet. A fixed
+/// ring in the model's buffer (``TextModel/record(_:)``): recording an edit
+/// never allocates.
 struct TextHistory {
   /// The most edits kept; a report older than that replaces the model.
   static let capacity = 64
@@ -8,16 +9,34 @@ struct TextHistory {
   enum Edit: Equatable {
     case inserted(Unicode.Scalar)
     case deleted(Unicode.Scalar)
+
+    /// As the model's buffer holds it: the code point, the top bit set for
+    /// a deletion.
+    init(_ stored: UInt32) {
+      let character = Unicode.Scalar(stored & ~Self.deletion) ?? "\u{FFFD}"
+      self = stored & Self.deletion == 0 ? .inserted(character) : .deleted(character)
+    }
+
+    var stored: UInt32 {
+      switch self {
+      case .inserted(let character): character.value
+      case .deleted(let character): character.value | Self.deletion
+      }
+    }
+
+    private static let deletion: UInt32 = 1 << 31
   }
 
-  private var edits = [Edit](repeating: .inserted(" "), count: capacity)
-  private var end = 0
+  /// Where the next edit goes, in the ring.
+  private(set) var end = 0
   private(set) var count = 0
 
-  mutating func record(_ edit: Edit) {
-    edits[end] = edit
-    end = (end + 1) % Self.capacity
-    count = min(count + 1, Self.capacity)
+  mutating func recorded() -> Int {
+    defer {
+      end = (end + 1) % Self.capacity
+      count = min(count + 1, Self.capacity)
+    }
+    return end
   }
 
   /// Forgets all but the last `kept` edits.
@@ -25,8 +44,8 @@ struct TextHistory {
 
   mutating func removeAll() { count = 0 }
 
-  /// The edit `offset` places back (0: the last).
-  subscript(fromEnd offset: Int) -> Edit { edits[(end - 1 - offset + 2 * Self.capacity) % Self.capacity] }
+  /// Where the edit `offset` places back (0: the last) is in the ring.
+  func index(fromEnd offset: Int) -> Int { (end - 1 - offset + 2 * Self.capacity) % Self.capacity }
 }
 
 extension TextModel {
@@ -40,7 +59,8 @@ extension TextModel {
   /// with no such state replaces the model; false then: the text changed
   /// under the engine.
   mutating func reconcile(with reported: [Unicode.Scalar], isFieldStart: Bool) -> Bool {
-    let history = self.history
+    // The edits, last first, read before the model changes under them.
+    let history = (0..<self.history.count).map { edit(fromEnd: $0) }
     // The model's last characters as it was `undone` edits ago, as far as
     // a comparison with the report needs them.
     let span = reported.count + history.count + 1
@@ -48,7 +68,7 @@ extension TextModel {
     var known = count
     states: for undone in 0...history.count {
       if undone > 0 {
-        switch history[fromEnd: undone - 1] {
+        switch history[undone - 1] {
         case .inserted:
           guard !state.isEmpty else { break states }  // before the model's start: unknown
           state.removeLast()
@@ -67,13 +87,14 @@ extension TextModel {
         // The report knows more: it, with the edits since made again.
         replace(with: reported, isFieldStart: isFieldStart)
         for back in stride(from: undone - 1, through: 0, by: -1) {
-          switch history[fromEnd: back] {
+          switch history[back] {
           case .inserted(let character): append(character)
-          case .deleted: removeLast()
+          case .deleted(let character):
+            record(.deleted(character))
+            removeLast()
           }
         }
       }
-      self.history = history
       self.history.keepLast(undone)
       return true
     }

@@ -31,8 +31,9 @@ protocol KeyboardHost: AnyObject {
   /// Makes in the text model the edits a planned typing makes in the
   /// application's: `deleting` characters, then `inserting`.
   func planned(deleting: Int, inserting: ArraySlice<Unicode.Scalar>)
-  /// Asks the user's session for a value; false when nobody can answer.
-  func ask(_ request: SessionRequest) -> Bool
+  /// Asks the user's session for a value; false when nobody can answer
+  /// (the request is then never made).
+  func ask(_ request: @autoclosure () -> SessionRequest) -> Bool
   func notice(_ notice: EngineNotice)
   /// The expansion is done with the keys: those that waited go now, in
   /// order (and a layout reported meanwhile is followed).

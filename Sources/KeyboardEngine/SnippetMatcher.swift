@@ -220,6 +220,13 @@ public struct SnippetMatcher: Sendable {
     return scratch.text.withUnsafeBufferPointer { regexes[Int(match.regex)].captures($0, scratch: scratch) }
   }
 
+  /// Whether a press typing `next` may complete a trigger, plain or regex:
+  /// when not, the text before it need not be read.
+  public func mayComplete(with next: Unicode.Scalar) -> Bool {
+    (edgeCount > 0 && (child(of: 0, next.value) > 0 || Self.isSeparator(next)))
+      || (hasRegexes && mayMatchRegex(endingWith: next))
+  }
+
   /// The longest trigger that a press typing `next` completes, at the end of
   /// `text`. Allocates nothing.
   public func match(next: Unicode.Scalar, after text: some MatchableText) -> Match? {

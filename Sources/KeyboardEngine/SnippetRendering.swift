@@ -62,7 +62,7 @@ extension Snippet {
         innerInputs.captures = inputs.captures
         let (innerValues, _) = inner.evaluate(innerInputs, nested: nested, depth: depth + 1)
         values[index] = VariableValue(
-          String(String.UnicodeScalarView(inner.render(typed: [], values: innerValues).text)))
+          String(scalars: inner.render(typed: [], values: innerValues).text))
       case .session:
         guard let answer = inputs.answers[index] else { return (values, index) }
         values[index] = answer
@@ -97,7 +97,7 @@ extension Snippet {
   /// (the cursor hint left out; session variables empty).
   public func preview(typed: String, now: Int64, nested: (String) -> Snippet?) -> String {
     let values = evaluate(VariableInputs(now: now, seed: UInt64(truncatingIfNeeded: now)), nested: nested).values
-    return String(String.UnicodeScalarView(render(typed: typed.unicodeScalars, values: values).text))
+    return String(scalars: render(typed: typed.unicodeScalars, values: values).text)
   }
 
   /// The case a trigger was typed in, from its first two letters (as espanso

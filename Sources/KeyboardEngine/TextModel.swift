@@ -3,15 +3,18 @@
 /// The text before the model's start is unknown, unless a session agent
 /// reported that the field starts there (``isFieldStart``). The model is a
 /// fixed ring of code points: appending, deleting and resetting never
-/// allocate.
+/// allocate. Its rings live in one buffer, so that a copy of the model (the
+/// engine's parts take one to read it) retains one object.
 public struct TextModel: Sendable {
   /// How many characters the model keeps; older ones fall off the front.
   public static let capacity = 256
 
-  private var ring: [UInt32]
-  /// For a character the engine capitalized, the letter the user typed; 0
-  /// for a character as typed.
-  private var typedRing: [UInt32]
+  /// The characters (`capacity` code points), then for each the letter the
+  /// user typed where the engine capitalized it, 0 for a character as typed
+  /// (`capacity` more), then the ring of ``history`` (its capacity).
+  private var storage: [UInt32]
+  private static let typedStart = capacity
+  private static let historyStart = 2 * capacity
   private var end = 0
   public private(set) var count = 0
   /// True when older characters fell off the front, so the start of the model
@@ -20,14 +23,13 @@ public struct TextModel: Sendable {
   /// True when the model's start is known to be the start of the text field
   /// (a session agent reported the field's text).
   public private(set) var isFieldStart = false
-  /// The edits since a report of the field last agreed with the model
-  /// (``reconcile(with:isFieldStart:)``).
+  /// Where the edits since a report of the field last agreed with the
+  /// model are (``reconcile(with:isFieldStart:)``).
   var history = TextHistory()
 
   /// An empty model: nothing known.
   public init() {
-    ring = [UInt32](repeating: 0, count: Self.capacity)
-    typedRing = [UInt32](repeating: 0, count: Self.capacity)
+    storage = [UInt32](repeating: 0, count: Self.historyStart + TextHistory.capacity)
   }
 
   /// The characters among the last `length` typed (as ``subscript(typedFromEnd:)``
@@ -36,12 +38,11 @@ public struct TextModel: Sendable {
   public func typedCharacterBits(last length: Int) -> CharacterBits {
     var bits = CharacterBits()
     var index = end
-    ring.withUnsafeBufferPointer { ring in
-      typedRing.withUnsafeBufferPointer { typed in
-        for _ in 0..<min(length, count) {
-          index = (index - 1) & (Self.capacity - 1)
-          bits.insert(value: typed[index] == 0 ? ring[index] : typed[index])
-        }
+    storage.withUnsafeBufferPointer { storage in
+      for _ in 0..<min(length, count) {
+        index = (index - 1) & (Self.capacity - 1)
+        let typed = storage[Self.typedStart + index]
+        bits.insert(value: typed == 0 ? storage[index] : typed)
       }
     }
     return bits
@@ -54,33 +55,33 @@ public struct TextModel: Sendable {
   public subscript(fromEnd offset: Int) -> Unicode.Scalar {
     precondition(offset >= 0 && offset < count)
     let index = (end - 1 - offset + Self.capacity) % Self.capacity
-    return Unicode.Scalar(ring[index]) ?? "\u{FFFD}"
+    return Unicode.Scalar(storage[index]) ?? "\u{FFFD}"
   }
 
   /// The character the user's key typed `offset` places before the cursor:
   /// the lowercase letter where the engine typed its capital.
   public subscript(typedFromEnd offset: Int) -> Unicode.Scalar {
-    let index = (end - 1 - offset + Self.capacity) % Self.capacity
-    return typedRing[index] == 0 ? self[fromEnd: offset] : Unicode.Scalar(typedRing[index]) ?? "\u{FFFD}"
+    let typed = storage[Self.typedStart + (end - 1 - offset + Self.capacity) % Self.capacity]
+    return typed == 0 ? self[fromEnd: offset] : Unicode.Scalar(typed) ?? "\u{FFFD}"
   }
 
   /// Whether the engine capitalized the character `offset` places back.
   public func isAutoCapitalized(fromEnd offset: Int) -> Bool {
     precondition(offset >= 0 && offset < count)
-    return typedRing[(end - 1 - offset + Self.capacity) % Self.capacity] != 0
+    return storage[Self.typedStart + (end - 1 - offset + Self.capacity) % Self.capacity] != 0
   }
 
   /// Records that the last character is the engine's capital of `typed`.
   mutating func noteAutoCapitalized(typed: Unicode.Scalar) {
     guard count > 0 else { return }
-    typedRing[(end - 1 + Self.capacity) % Self.capacity] = typed.value
+    storage[Self.typedStart + (end - 1 + Self.capacity) % Self.capacity] = typed.value
   }
 
   /// Adds a typed character.
   public mutating func append(_ character: Unicode.Scalar) {
-    history.record(.inserted(character))
-    ring[end] = character.value
-    typedRing[end] = 0
+    record(.inserted(character))
+    storage[end] = character.value
+    storage[Self.typedStart + end] = 0
     end = (end + 1) % Self.capacity
     if count == Self.capacity {
       isTruncated = true
@@ -99,10 +100,20 @@ public struct TextModel: Sendable {
     while count > 0, !removedBase {
       let character = self[fromEnd: 0]
       removedBase = !Self.isCombining(character)
-      history.record(.deleted(character))
+      record(.deleted(character))
       removeLast()
     }
     return true
+  }
+
+  /// Records an edit in the history.
+  mutating func record(_ edit: TextHistory.Edit) {
+    storage[Self.historyStart + history.recorded()] = edit.stored
+  }
+
+  /// The edit `offset` places back in the history (0: the last).
+  func edit(fromEnd offset: Int) -> TextHistory.Edit {
+    TextHistory.Edit(storage[Self.historyStart + history.index(fromEnd: offset)])
   }
 
   /// Removes the last code point alone (a combining mark without its
@@ -133,9 +144,7 @@ public struct TextModel: Sendable {
 
   /// The model's text, oldest first (for tests and diagnostics; allocates).
   public var text: String {
-    var result = String.UnicodeScalarView()
-    for offset in stride(from: count - 1, through: 0, by: -1) { result.append(self[fromEnd: offset]) }
-    return String(result)
+    String(scalars: stride(from: count - 1, through: 0, by: -1).lazy.map { self[fromEnd: $0] })
   }
 
   /// Whether a character is a combining mark, deleted with the character before it.

@@ -92,6 +92,7 @@ final class Expander {
   func expand(
     _ code: UInt16, next: Unicode.Scalar, at time: Instant, host: some KeyboardHost, into output: inout KeyOutput
   ) -> Bool {
+    guard snippets.mayComplete(with: next) else { return false }  // the text is not even copied
     let text = host.text
     let plain = snippets.match(next: next, after: text)
     if let chain, text.count >= chain.suffix + chain.shown {
@@ -202,8 +203,8 @@ final class Expander {
       pasting.passesKeys = false
       pasting.deadline = time.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds)
       waiting = pasting
-      let text = String(String.UnicodeScalarView(remaining.text))
-      if host.ask(SessionRequest(id: pasting.request, call: .paste(text), environment: [:])) { return .waiting }
+      let text = { String(scalars: remaining.text) }  // made only when an agent is there to take it
+      if host.ask(SessionRequest(id: pasting.request, call: .paste(text()), environment: [:])) { return .waiting }
       waiting = nil  // no agent: typed
     }
     chain = nil

@@ -39,7 +39,7 @@ final class PCRE2Code: @unchecked Sendable {
   static func message(_ error: Int32) -> String {
     var buffer = [UInt32](repeating: 0, count: 256)
     let length = CPCRE2_errorMessage(error, &buffer, buffer.count)
-    return String(String.UnicodeScalarView(buffer.prefix(max(0, Int(length))).compactMap(Unicode.Scalar.init)))
+    return String(scalars: buffer.prefix(max(0, Int(length))).lazy.compactMap(Unicode.Scalar.init))
   }
 
   /// Searches `text` for the leftmost match (that ends at its end, when

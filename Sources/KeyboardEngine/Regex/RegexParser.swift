@@ -336,7 +336,7 @@ struct RegexParser {
         guard let close = (position..<pattern.count).first(where: { pattern[$0] == "]" }) else {
           throw error("an unclosed class [", at: start)
         }
-        var name = String(String.UnicodeScalarView(pattern[(position + 1)..<max(close - 1, position + 1)]))
+        var name = String(scalars: pattern[(position + 1)..<max(close - 1, position + 1)])
         let negated = name.hasPrefix("^")
         if negated { name.removeFirst() }
         guard let ranges = Self.posixClasses[name], pattern[close - 1] == ":" else {

@@ -50,7 +50,7 @@ public struct TriggerRegex: Sendable {
     let data = scratch.data(groups: groupNames.count)
     for (index, name) in groupNames.enumerated() {
       guard let name else { continue }
-      result[name] = data.range(index + 1).map { String(String.UnicodeScalarView(text[$0])) } ?? ""
+      result[name] = data.range(index + 1).map { String(scalars: text[$0]) } ?? ""
     }
     return result
   }

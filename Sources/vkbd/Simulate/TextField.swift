@@ -27,7 +27,7 @@ struct TextField {
   }
 
   /// The text before the cursor.
-  var textBeforeCursor: String { String(String.UnicodeScalarView(characters[..<cursor])) }
+  var textBeforeCursor: String { String(scalars: characters[..<cursor]) }
 
   /// The desktop switched to `layout` with `group` locked: the field
   /// decodes what follows with it.
@@ -112,7 +112,7 @@ struct TextField {
       codePoint = digits + [digit]
     case .insert(" "), .insert("\n"):
       codePoint = nil
-      if let value = UInt32(String(String.UnicodeScalarView(digits)), radix: 16), let character = Unicode.Scalar(value)
+      if let value = UInt32(String(scalars: digits), radix: 16), let character = Unicode.Scalar(value)
       {
         apply(.insert(character))
       }
