@@ -62,9 +62,12 @@ import Testing
     ) { result = $0 }
     while result == nil { try loop.runOnce() }
     #expect(result == .failure(.timedOut))
-    let pid = try #require(Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    let pid = try #require(
+      Int32(String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
     // The loop goes on; the shell, deaf to SIGTERM, is killed and reaped.
-    while kill(pid, 0) == 0 && monotonicMicroseconds() - started < 10_000_000 { try loop.runOnce(timeoutMilliseconds: 50) }
+    while kill(pid, 0) == 0 && monotonicMicroseconds() - started < 10_000_000 {
+      try loop.runOnce(timeoutMilliseconds: 50)
+    }
     #expect(kill(pid, 0) == -1 && errno == ESRCH, "reaped")
     #expect(monotonicMicroseconds() - started >= 300_000 + ProgramRun.killGrace)
   }

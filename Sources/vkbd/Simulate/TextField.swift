@@ -112,8 +112,7 @@ struct TextField {
       codePoint = digits + [digit]
     case .insert(" "), .insert("\n"):
       codePoint = nil
-      if let value = UInt32(String(scalars: digits), radix: 16), let character = Unicode.Scalar(value)
-      {
+      if let value = UInt32(String(scalars: digits), radix: 16), let character = Unicode.Scalar(value) {
         apply(.insert(character))
       }
     case .backspace:
