@@ -16,7 +16,7 @@ public protocol AgentProtocolMessage: Codable, Equatable, Sendable {
 extension AgentProtocolMessage {
   public func validate() throws(AgentProtocolError) {}
 
-  static var fieldNames: Set<String> { Set(CodingKeys.allCases.map(\.stringValue)) }
+  static var fieldNames: Set<String> { Set(CodingKeys.allCases.map { $0.stringValue }) }
 
   /// The message as one line of JSON, newline included:
   /// `{"version":2,"type":"…",<its fields>}`.
@@ -33,7 +33,8 @@ extension AgentProtocolMessage {
 /// refused. `Context` is what the caller passes along (the daemon: which
 /// agent sent it).
 public struct MessageReader<Context> {
-  private var kinds = MessageKinds()
+  /// One decoder for every line, which knows the types read.
+  private let decoder = MessageCodec.decoder(for: MessageKinds())
   private var handlers: [String: (any AgentProtocolMessage, Context) throws -> Void] = [:]
 
   public init() {}
@@ -43,7 +44,9 @@ public struct MessageReader<Context> {
   public mutating func on<Message: AgentProtocolMessage>(
     _ type: Message.Type, _ handle: @escaping (Message, Context) throws -> Void
   ) {
-    kinds.types[Message.type] = type
+    var kinds = decoder.userInfo[MessageCodec.kindsKey] as! MessageKinds
+    kinds.add(type)
+    decoder.userInfo[MessageCodec.kindsKey] = kinds
     handlers[Message.type] = { message, context in try handle(message as! Message, context) }
   }
 
@@ -62,7 +65,7 @@ public struct MessageReader<Context> {
 
   /// The message on one line (without its newline).
   public func decode(_ line: some Collection<UInt8>) throws(AgentProtocolError) -> any AgentProtocolMessage {
-    try MessageCodec.decode(line, kinds: kinds)
+    try MessageCodec.decode(line, with: decoder)
   }
 }
 
@@ -71,13 +74,18 @@ public func decodeMessage<Message: AgentProtocolMessage>(
   _ type: Message.Type, from line: some Collection<UInt8>
 ) throws(AgentProtocolError) -> Message {
   var kinds = MessageKinds()
-  kinds.types[Message.type] = type
-  return try MessageCodec.decode(line, kinds: kinds) as! Message
+  kinds.add(type)
+  return try MessageCodec.decode(line, with: MessageCodec.decoder(for: kinds)) as! Message
 }
 
-/// The message types a reader takes, by their `type`, for the decoder.
+/// The message types a reader takes, by their `type`, with their fields,
+/// for the decoder.
 struct MessageKinds: @unchecked Sendable {
-  var types: [String: any AgentProtocolMessage.Type] = [:]
+  var types: [String: (type: any AgentProtocolMessage.Type, fields: Set<String>)] = [:]
+
+  mutating func add<Message: AgentProtocolMessage>(_ type: Message.Type) {
+    types[Message.type] = (type, Message.fieldNames)
+  }
 }
 
 /// JSON through FoundationEssentials' encoder and decoder, and the checks
@@ -91,7 +99,14 @@ enum MessageCodec {
 
   static let kindsKey = CodingUserInfoKey(rawValue: "vkbd.messageKinds")!
 
-  static func decode(_ line: some Collection<UInt8>, kinds: MessageKinds) throws(AgentProtocolError)
+  /// A decoder that reads the messages of `kinds`.
+  static func decoder(for kinds: MessageKinds) -> JSONDecoder {
+    let decoder = JSONDecoder()
+    decoder.userInfo[kindsKey] = kinds
+    return decoder
+  }
+
+  static func decode(_ line: some Collection<UInt8>, with decoder: JSONDecoder) throws(AgentProtocolError)
     -> any AgentProtocolMessage
   {
     guard line.count < AgentProtocol.maximumValueMessage else {
@@ -99,8 +114,6 @@ enum MessageCodec {
     }
     let bytes = Array(line)
     if let problem = StrictJSON.problem(in: bytes) { throw AgentProtocolError(problem) }
-    let decoder = JSONDecoder()
-    decoder.userInfo[kindsKey] = kinds
     do {
       return try decoder.decode(Incoming.self, from: Data(bytes)).message
     } catch let error as AgentProtocolError {
@@ -160,13 +173,12 @@ private struct Incoming: Decodable {
     guard let kind = kinds[type] else {
       throw AgentProtocolError("unknown message type (\(kinds.keys.sorted().joined(separator: ", ")))")
     }
-    let known = kind.fieldNames
     for field in fields.allKeys where field.stringValue != "version" && field.stringValue != "type" {
-      guard known.contains(field.stringValue) else {
+      guard kind.fields.contains(field.stringValue) else {
         throw AgentProtocolError("unknown field '\(field.stringValue.prefix(40))'")
       }
     }
-    message = try kind.init(from: decoder)
+    message = try kind.type.init(from: decoder)
     try message.validate()
   }
 }
@@ -208,7 +220,9 @@ enum StrictJSON {
   /// What is wrong with `bytes`, in words that quote no value; nil when
   /// nothing is, or when the text is no JSON (the decoder then says so).
   static func problem(in bytes: [UInt8]) -> String? {
-    var objects: [Set<ArraySlice<UInt8>>?] = []  // per open bracket: an object's names, or nil for a list
+    // Per open bracket: an object's names (a list: an object has a few), or
+    // nil for a list.
+    var objects: [[ArraySlice<UInt8>]?] = []
     var stringStart: Int?
     var escaped = false
     var lastString: Range<Int>?
@@ -241,10 +255,11 @@ enum StrictJSON {
         if lastSignificant == UInt8(ascii: ",") { return "a comma before a closing bracket" }
         _ = objects.popLast()
       case UInt8(ascii: ":"):
-        if let name = lastString, let last = objects.indices.last, objects[last] != nil,
-          objects[last]!.insert(bytes[name]).inserted == false
-        {
-          return "field '\(String(decoding: bytes[name], as: UTF8.self).prefix(40))' appears twice"
+        if let name = lastString, let last = objects.indices.last, objects[last] != nil {
+          if objects[last]!.contains(bytes[name]) {
+            return "field '\(String(decoding: bytes[name], as: UTF8.self).prefix(40))' appears twice"
+          }
+          objects[last]!.append(bytes[name])
         }
       default: break
       }
