@@ -27,7 +27,9 @@ public enum NonBlocking<Value> {
 /// The one errno helper: runs a system call that returns -1 and sets errno
 /// on failure, again when a signal interrupted it (EINTR); EAGAIN (the
 /// call would block) is ``NonBlocking/wouldBlock``. Any other failure is
-/// thrown with the operation's name.
+/// thrown with the operation's name. Inlinable: specialized where it is
+/// called (a key's read and write go through it), not run generically.
+@inlinable
 public func nonBlocking<Result: FixedWidthInteger>(
   _ operation: String, _ subject: String? = nil, _ call: () -> Result
 ) throws(SystemError) -> NonBlocking<Result> {
@@ -44,7 +46,7 @@ public func nonBlocking<Result: FixedWidthInteger>(
 
 /// ``nonBlocking(_:_:_:)`` for a call that blocks, or must not fail to:
 /// would-block is a failure like any other.
-@discardableResult
+@inlinable @discardableResult
 public func valueOrErrno<Result: FixedWidthInteger>(
   _ operation: String, _ subject: String? = nil, _ call: () -> Result
 ) throws(SystemError) -> Result {
