@@ -169,7 +169,7 @@ class QMP:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vkbd", default=os.path.join(REPO, ".build", "debug", "vkbd"))
-    parser.add_argument("--timeout", type=int, default=900)
+    parser.add_argument("--timeout", type=int, default=1500)
     parser.add_argument("-k", dest="pattern", default="",
                         help="only the tests whose name holds PATTERN; with --bench, whose name starts bench_PATTERN")
     parser.add_argument("--tools", help="the project's C tools (probe, source, floor), for the tests that use them")

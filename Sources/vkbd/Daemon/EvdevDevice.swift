@@ -14,8 +14,9 @@ final class EvdevDevice {
   /// How many times the kernel dropped events (SYN_DROPPED) and the keys
   /// were read again.
   private(set) var resyncs = 0
-  /// The keys down as far as the events delivered say, by code.
-  private var keysDown = [Bool](repeating: false, count: Int(KEY_CNT))
+  /// The keys down as far as the events delivered say, by code: the
+  /// kernel's state, since evdev delivers every change or says SYN_DROPPED.
+  private(set) var keysDown = [Bool](repeating: false, count: Int(KEY_CNT))
   /// Where `read` puts the events.
   private let buffer = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 64)
 

@@ -41,9 +41,11 @@ extension Daemon {
     guard sleepWatch.sleptSinceLastTurn() else { return }
     logger.notice("the system slept; releasing every key and reading the keyboards again")
     let grabbed = devices.grabbed
-    // The events since the wake are read first: EVIOCGKEY drops those still
-    // waiting. Its state then differs from theirs only by a press or release
-    // in the microseconds between, which the last step makes good.
+    // The events since the wake are read first; the keys down are then
+    // those the events delivered say (the kernel's own state: evdev delivers
+    // every change, or SYN_DROPPED and a resync). Not EVIOCGKEY here: it
+    // drops the events still waiting, and a key tapped between the read and
+    // it would be lost.
     var pending: [(source: InputDevices.Source, event: input_event, resynced: Bool)] = []
     for source in grabbed {
       // A pointer half lets go of its buttons; its events since the wake
@@ -60,7 +62,7 @@ extension Daemon {
     }
     // The keys, not the pointer buttons, of each keyboard.
     let kernelState = grabbed.map { source in
-      source.device.keyState().enumerated().map { code, down in
+      source.device.keysDown.enumerated().map { code, down in
         down && !(source.pointer != nil && PointerFrame.isButton(code))
       }
     }
