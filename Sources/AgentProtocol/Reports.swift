@@ -27,13 +27,16 @@ public struct Hello: AgentProtocolMessage {
   public static let type = "hello"
   public var agent: String
   public var source: String
+  /// Whether it can show the snippet picker (absent: it cannot).
+  public var picker: Bool?
 
-  public init(agent: String, source: String) {
+  public init(agent: String, source: String, picker: Bool? = nil) {
     self.agent = agent
     self.source = source
+    self.picker = picker
   }
 
-  public enum CodingKeys: String, CodingKey, CaseIterable { case agent, source }
+  public enum CodingKeys: String, CodingKey, CaseIterable { case agent, source, picker }
 
   public func validate() throws(AgentProtocolError) {
     // The daemon logs these two: plain words only.

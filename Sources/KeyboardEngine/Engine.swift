@@ -20,6 +20,7 @@ public final class Engine {
     willSet { settle() }
     didSet {
       if configuration.snippetFilesOff != oldValue.snippetFilesOff { expander.leaveOut(configuration.snippetFilesOff) }
+      pickerKey = configuration.pickerShortcut?.key ?? UInt16.max
       capsDue = nil
       cancelAids()
       let decoded = decodes
@@ -60,6 +61,16 @@ public final class Engine {
   /// program's output, the clipboard, a dialog); false: nobody can answer
   /// (the trigger stays). The answer: ``sessionAnswered(_:value:at:into:)``.
   public var onSessionCall: ((SessionRequest) -> Bool)?
+  /// Where the engine shows the snippet picker (DESIGN 8) and, with nil,
+  /// hides it; false: nobody can show it, and it does not open (or closes).
+  public var onPicker: ((PickerView?) -> Bool)?
+  /// The picker while it is open: every key goes to it.
+  private var picker: Picker?
+  /// The key of the picker's chord (``UInt16/max``: none), read on every press.
+  private var pickerKey: UInt16
+  /// The picker's search over every snippet, built on first use
+  /// (``prepareSearch()`` builds it ahead).
+  private lazy var search = SnippetSearch(snippets.snippets)
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
@@ -82,7 +93,19 @@ public final class Engine {
     expander = Expander(snippets: snippets, filesOff: configuration.snippetFilesOff)
     decodes = configuration.needsDecoding(hasSnippets: !snippets.snippets.isEmpty)
     decoder = KeystrokeDecoder(layout: layout)
+    pickerKey = configuration.pickerShortcut?.key ?? UInt16.max
   }
+
+  /// Builds the picker's search now, off the key path (the daemon, at load).
+  public func prepareSearch() { _ = search }
+
+  /// The snippets that match `query`, ranked as the picker ranks them.
+  public func searchSnippets(_ query: String, limit: Int) -> SnippetSearch.Result {
+    search.search(query, limit: limit)
+  }
+
+  /// Whether the picker is open (the keys are its own).
+  public var isPickerOpen: Bool { picker != nil }
 
   /// Whether the engine types an expansion, waits for the session, or has
   /// keys waiting their turn: work a caller must not cut short.
@@ -140,11 +163,20 @@ public final class Engine {
         keys.swallowRelease[Int(code)] = true
         return
       }
+      if picker != nil { return pickerPress(code, repeated: false, at: event.time, into: &output) }
+      if code == pickerKey && !isPaused && configuration.enabled && completesPickerChord(code)
+        && openPicker(scope: nil, trigger: nil, into: &output)
+      {
+        keys.swallowRelease[Int(code)] = true
+        return
+      }
       keyDown(code, at: event.time, into: &output)
     case .up:
       guard keys.release(code) else { return }
+      picker?.release(code)
       keyUp(code, into: &output)
     case .repeat:
+      if picker != nil { return pickerPress(code, repeated: true, at: event.time, into: &output) }
       // The engine repeats the keys it took over; the desktop repeats the
       // others at its own rate, so how many characters it typed is unknown.
       if decodes && !keys.swallowRelease[Int(code)] && !decoder.isModifier(code) { resetText() }
@@ -242,6 +274,7 @@ public final class Engine {
   /// (stuck-key recovery, shutdown, panic).
   public func releaseAll(into output: inout KeyOutput) {
     settle()
+    if picker.take() != nil { _ = onPicker?(nil) }
     cancelAids()
     if expander.isTyping { text.reset() }  // the application has only part of it
     expander.cancelAll()
@@ -322,6 +355,90 @@ public final class Engine {
     aids.cancel()
   }
 
+  // MARK: - The picker
+
+  /// Whether `code` going down, with the modifiers held, is the picker's chord.
+  private func completesPickerChord(_ code: UInt16) -> Bool {
+    guard let shortcut = configuration.pickerShortcut, code == shortcut.key else { return false }
+    var held: Shortcut.Modifiers = []
+    if keys.isHeld(KeyCode.leftCtrl) || keys.isHeld(KeyCode.rightCtrl) { held.insert(.control) }
+    if keys.isHeld(KeyCode.leftShift) || keys.isHeld(KeyCode.rightShift) { held.insert(.shift) }
+    if keys.isHeld(KeyCode.leftMeta) || keys.isHeld(KeyCode.rightMeta) { held.insert(.meta) }
+    if keys.isHeld(KeyCode.leftAlt)
+      || (keys.isHeld(KeyCode.rightAlt) && decoder.keysym(KeyCode.rightAlt) != UInt32(XKB_KEY_ISO_Level3_Shift))
+    {
+      held.insert(.alt)
+    }
+    return held == shortcut.modifiers
+  }
+
+  /// Opens the picker on `scope` (nil: every snippet), when it can be shown.
+  /// The modifiers the application holds go up: the picker's keys are not
+  /// the application's. When Alt or Super is among them, a Control tap goes
+  /// first, so that the application does not take their release alone for
+  /// a tap (which opens a menu bar or the desktop's overview).
+  private func openPicker(scope: [Int]?, trigger: String?, into output: inout KeyOutput) -> Bool {
+    guard let onPicker, !snippets.snippets.isEmpty else { return false }
+    let opening = Picker(
+      layout: layout, group: decoder.group, numLock: decoder.isNumLocked, scope: scope, trigger: trigger)
+    opening.search(search)
+    guard onPicker(opening.view(of: snippets.snippets)) else { return false }
+    picker = opening
+    cancelAids()
+    let held = keys.modifiersDown()
+    if held.contains(where: { [KeyCode.leftAlt, KeyCode.rightAlt, KeyCode.leftMeta, KeyCode.rightMeta].contains($0) })
+      && !held.contains(KeyCode.leftCtrl) && !held.contains(KeyCode.rightCtrl)
+    {
+      emit(KeyCode.leftCtrl, .down, into: &output)
+      emit(KeyCode.leftCtrl, .up, into: &output)
+    }
+    for code in held {
+      emit(code, .up, into: &output)
+      if keys.isHeld(code) { keys.swallowRelease[Int(code)] = true }
+    }
+    return true
+  }
+
+  /// A press or repeat while the picker is open: it is the picker's, and so
+  /// is its release.
+  private func pickerPress(_ code: UInt16, repeated: Bool, at time: Instant, into output: inout KeyOutput) {
+    guard let picker else { return }
+    keys.swallowRelease[Int(code)] = true
+    if !repeated && code == pickerKey && completesPickerChord(code) {
+      return closePicker(choosing: nil, key: code, at: time, into: &output)
+    }
+    switch picker.press(code, repeated: repeated) {
+    case .none: return
+    case .queryChanged: picker.search(search)
+    case .moved: break
+    case .close: return closePicker(choosing: nil, key: code, at: time, into: &output)
+    case .choose(let snippet): return closePicker(choosing: snippet, key: code, at: time, into: &output)
+    }
+    if onPicker?(picker.view(of: snippets.snippets)) != true {
+      closePicker(choosing: nil, key: code, at: time, into: &output)
+    }
+  }
+
+  /// Closes the picker: `chosen` is inserted, or for a shared trigger fires
+  /// in its place; with none, a shared trigger stays as typed.
+  private func closePicker(choosing chosen: Int?, key: UInt16, at time: Instant, into output: inout KeyOutput) {
+    guard let closing = picker.take() else { return }
+    _ = onPicker?(nil)
+    if closing.trigger != nil {
+      expander.closeMenu(choosing: chosen, at: time, host: self, into: &output)
+    } else if let chosen {
+      expander.insert(chosen, key: key, at: time, host: self, into: &output)
+    }
+  }
+
+  /// Closes the picker as Escape does: the focus moved, the agent that
+  /// showed it went away, the config is reloaded. The keys are the
+  /// application's again.
+  public func closePicker(at time: Instant, into output: inout KeyOutput) {
+    settle()
+    closePicker(choosing: nil, key: 0, at: time, into: &output)
+  }
+
   // MARK: - Emitting
 
   /// The single place events leave the engine: skips redundant presses and
@@ -390,6 +507,10 @@ extension Engine: KeyboardHost {
   }
 
   func ask(_ request: @autoclosure () -> SessionRequest) -> Bool { onSessionCall?(request()) == true }
+
+  func openMenu(_ snippets: [Int], trigger: String, into output: inout KeyOutput) -> Bool {
+    openPicker(scope: snippets, trigger: trigger, into: &output)
+  }
 
   func notice(_ notice: EngineNotice) { onNotice?(notice) }
 

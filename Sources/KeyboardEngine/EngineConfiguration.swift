@@ -1,3 +1,5 @@
+import CEvdev
+
 /// What the engine does, as the config file sets it. The defaults are the
 /// product's defaults (DESIGN 3).
 public struct EngineConfiguration: Equatable, Sendable {
@@ -27,6 +29,8 @@ public struct EngineConfiguration: Equatable, Sendable {
   public var expansion = ExpansionConfiguration()
   /// The keys that pause and resume the engine when held together; empty: none.
   public var toggleChord: [UInt16] = []
+  /// The chord that opens and closes the snippet picker (DESIGN 8); nil: none.
+  public var pickerShortcut: Shortcut? = Shortcut(key: UInt16(KEY_SPACE), modifiers: .alt)
 
   /// The defaults.
   public init() {}
@@ -111,4 +115,30 @@ public struct ExpansionConfiguration: Equatable, Sendable {
 
   /// The defaults.
   public init() {}
+}
+
+/// A key with modifiers held, either side (Alt: the left one, or the right
+/// one where it is not AltGr): `alt-space`.
+public struct Shortcut: Equatable, Sendable {
+  public var key: UInt16
+  public var modifiers: Modifiers
+
+  public init(key: UInt16, modifiers: Modifiers) {
+    self.key = key
+    self.modifiers = modifiers
+  }
+
+  public struct Modifiers: OptionSet, Equatable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let control = Modifiers(rawValue: 1)
+    public static let alt = Modifiers(rawValue: 2)
+    public static let shift = Modifiers(rawValue: 4)
+    public static let meta = Modifiers(rawValue: 8)
+    /// By the names a shortcut is written with (vkbd's and espanso's).
+    public static let names: [(name: String, modifier: Modifiers)] = [
+      ("ctrl", .control), ("control", .control), ("alt", .alt), ("shift", .shift), ("meta", .meta),
+      ("super", .meta), ("cmd", .meta),
+    ]
+  }
 }

@@ -35,6 +35,9 @@ protocol KeyboardHost: AnyObject {
   /// (the request is then never made).
   func ask(_ request: @autoclosure () -> SessionRequest) -> Bool
   func notice(_ notice: EngineNotice)
+  /// Opens the picker on the snippets that share `trigger`, just typed;
+  /// false when it cannot be shown.
+  func openMenu(_ snippets: [Int], trigger: String, into output: inout KeyOutput) -> Bool
   /// The expansion is done with the keys: those that waited go now, in
   /// order (and a layout reported meanwhile is followed).
   func keysMayGo(at now: Instant, into output: inout KeyOutput)

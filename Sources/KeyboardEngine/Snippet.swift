@@ -19,8 +19,10 @@ public struct Snippet: Sendable {
   public var propagateCase = false
   /// What a trigger typed all in capitals does to the replacement.
   public var uppercaseStyle = UppercaseStyle.uppercase
-  /// A name for listings.
+  /// A name for listings and the picker.
   public var label: String?
+  /// More words the picker finds it by (espanso's `search_terms`).
+  public var searchTerms: [String] = []
   /// Where the snippet is defined (`file:line`), for messages.
   public var origin: String
 
@@ -38,6 +40,48 @@ public struct Snippet: Sendable {
 
   /// The marker of the cursor position in a replacement (espanso's `$|$`).
   public static let cursorHint = "$|$"
+
+  /// The replacement as its file writes it: the text, with `{{name}}` or
+  /// `{{name.field}}` where a variable goes.
+  public var writtenReplacement: String {
+    var text = ""
+    for part in replacement.parts {
+      switch part {
+      case .text(let literal): text += literal
+      case .value(let index, let field):
+        text += "{{" + variables[index].name + (field.map { "." + $0 } ?? "") + "}}"
+      }
+    }
+    return text
+  }
+
+  /// What the picker shows for it: the label, else the replacement's
+  /// first line that has text, at most `limit` characters (an ellipsis
+  /// where it is cut), control characters as spaces.
+  public func displayText(limit: Int = 80) -> String {
+    let source = label ?? writtenReplacement
+    let line =
+      source.split(whereSeparator: \.isNewline).first { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
+    var shown = String.UnicodeScalarView()
+    for scalar in line.unicodeScalars {
+      if shown.count == limit {
+        shown.removeLast()
+        shown.append("…")
+        break
+      }
+      shown.append(scalar.properties.generalCategory == .control ? " " : scalar)
+    }
+    return String(shown)
+  }
+
+  /// The length the picker ranks by: the label's, else the replacement's
+  /// literal text's, in characters.
+  var displayLength: Int {
+    if let label { return label.unicodeScalars.count }
+    var length = 0
+    for case .text(let literal) in replacement.parts { length += literal.unicodeScalars.count }
+    return length
+  }
 
   /// Whether a variable needs the user's session (a program, the clipboard,
   /// a dialog): such a snippet waits for the session agent.

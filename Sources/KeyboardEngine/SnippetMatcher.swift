@@ -8,9 +8,10 @@
 public struct SnippetMatcher: Sendable {
   /// The snippets, in load order.
   public let snippets: [Snippet]
-  /// Triggers that an earlier snippet already has: `(trigger, origin of the
-  /// snippet that keeps it, origin of the one that loses it)`.
-  public private(set) var shadowed: [(trigger: String, kept: String, lost: String)] = []
+  /// The snippets that share a trigger, by the trie node where it ends:
+  /// every one of them in load order (the first is the node's terminal).
+  /// As in espanso, typing the trigger offers them in the picker.
+  private var sharedAt: [Int32: [Int]] = [:]
 
   /// For each trie node, the snippet whose trigger ends there, or -1.
   private var terminals: [Int32] = [-1]
@@ -89,7 +90,10 @@ public struct SnippetMatcher: Sendable {
       for trigger in snippet.triggers {
         for variant in Self.variants(of: trigger, propagateCase: snippet.propagateCase) {
           if let owner = owners[variant] {
-            if owner != index { shadowed.append((variant, snippets[owner].origin, snippet.origin)) }
+            if owner != index {
+              let node = insert(variant, snippet: Int32(owner))
+              if sharedAt[node]?.contains(index) != true { sharedAt[node, default: [owner]].append(index) }
+            }
             continue
           }
           owners[variant] = index
@@ -143,6 +147,14 @@ public struct SnippetMatcher: Sendable {
     /// The regex that matched (its groups are in the scratch), or -1.
     /// Plain values only: a match is made and dropped on every key.
     var regex: Int32 = -1
+    /// The trie node where the trigger ends, or 0 for a regex: how it was
+    /// found, which equality leaves out.
+    var node: Int32 = 0
+
+    public static func == (one: Match, other: Match) -> Bool {
+      one.snippet == other.snippet && one.typedLength == other.typedLength
+        && one.endsWithSeparator == other.endsWithSeparator && one.regex == other.regex
+    }
 
     public init(snippet: Int, typedLength: Int, endsWithSeparator: Bool) {
       self.snippet = snippet
@@ -241,6 +253,7 @@ public struct SnippetMatcher: Sendable {
         let word = wordSides[Int(snippet)]
         if word & Self.rightSide == 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
           best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: false)
+          best!.node = node
         }
       }
       guard depth < text.count else { break }
@@ -260,6 +273,7 @@ public struct SnippetMatcher: Sendable {
         let word = wordSides[Int(snippet)]
         if word & Self.rightSide != 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
           best = Match(snippet: Int(snippet), typedLength: depth, endsWithSeparator: true)
+          best!.node = node
         }
       }
     }
@@ -278,6 +292,13 @@ public struct SnippetMatcher: Sendable {
     return index >= 0 ? snippets[Int(index)] : nil
   }
 
+  /// Every snippet whose trigger `match` found, in load order, when
+  /// several share it; nil when it is the only one.
+  public func sharing(_ match: Match) -> [Int]? { match.node > 0 ? sharedAt[match.node] : nil }
+
+  /// How many triggers several snippets share.
+  public var sharedTriggerCount: Int { sharedAt.count }
+
   /// Whether the text before the last `length` characters of the model ends
   /// a word: a separator, or the start of the model (as in espanso, a click
   /// into a field then the trigger expands). A truncated model's start is not.
@@ -287,7 +308,9 @@ public struct SnippetMatcher: Sendable {
 
   // MARK: - The trie
 
-  private mutating func insert(_ trigger: String, snippet: Int32) {
+  /// Adds `trigger` (when new) and returns the node where it ends.
+  @discardableResult
+  private mutating func insert(_ trigger: String, snippet: Int32) -> Int32 {
     var node: Int32 = 0
     for character in trigger.unicodeScalars.reversed() {
       let existing = child(of: node, character.value)
@@ -301,6 +324,7 @@ public struct SnippetMatcher: Sendable {
       node = created
     }
     terminals[Int(node)] = snippet
+    return node
   }
 
   private static func key(_ node: Int32, _ character: UInt32) -> UInt64 {

@@ -1,4 +1,5 @@
 import CEvdev
+import KeyboardEngine
 
 /// Evdev key names, as libevdev knows them (`KEY_A`, `KEY_LEFTCTRL`).
 enum KeyNames {
@@ -31,5 +32,31 @@ enum KeyNames {
       return "KEY_\(code)"
     }
     return String(cString: name)
+  }
+
+  /// A shortcut that cannot be read, and why.
+  struct BadShortcut: Error {
+    var message: String
+  }
+
+  /// A shortcut written `alt-space`, `ctrl+shift+p` or espanso's
+  /// `ALT+SPACE`: modifiers (ctrl, alt, shift, meta or super), then one
+  /// key; `off` or empty for none.
+  static func shortcut(_ text: String) throws(BadShortcut) -> Shortcut? {
+    let lowered = text.lowercased()
+    guard !lowered.isEmpty, lowered != "off" else { return nil }
+    let parts = lowered.split(whereSeparator: { $0 == "-" || $0 == "+" })
+    guard let last = parts.last else { throw BadShortcut(message: "'\(text)' names no key") }
+    var modifiers: Shortcut.Modifiers = []
+    for name in parts.dropLast() {
+      guard let modifier = Shortcut.Modifiers.names.first(where: { $0.name == name })?.modifier else {
+        throw BadShortcut(message: "'\(name)' is not a modifier (ctrl, alt, shift, meta) in '\(text)'")
+      }
+      modifiers.insert(modifier)
+    }
+    guard let key = code(of: last) else {
+      throw BadShortcut(message: "unknown key name '\(last)' in '\(text)' (a shortcut like alt-space)")
+    }
+    return Shortcut(key: key, modifiers: modifiers)
   }
 }

@@ -1,4 +1,5 @@
 import AgentProtocol
+import CEvdev
 import Foundation
 import KeyboardEngine
 import Testing
@@ -193,7 +194,6 @@ import Testing
         "\(broken):3:5: a trigger is empty",
         "\(broken):9:11: word must be true or false",
         "\(broken):12:22: uppercase_style must be one of uppercase, capitalize, capitalize_words, not 'shouting'",
-        "\(broken):13:5: match has no trigger (trigger:, triggers: or regex:)",
         "\(broken):14:5: match has no replace: (nor form:)",
         "\(cycle):2:5: import cycle: cycle_a.yml imports cycle_b.yml imports cycle_a.yml",
         "\(cycle):3:5: imports: \(Self.path("broken/missing.yml")): no such file",
@@ -202,6 +202,8 @@ import Testing
       configuration.warnings.map(\.message).contains(
         "match skipped: replace uses {{nope}}, which no vars entry defines"))
     #expect(configuration.snippets.flatMap(\.triggers).sorted() == [":a", ":good"])
+    // A match with no trigger loads, for the picker to find.
+    #expect(configuration.snippets.contains { $0.triggers.isEmpty && $0.regex == nil && $0.displayText() == "no trigger" })
   }
 
   @Test(arguments: [
@@ -277,7 +279,7 @@ import Testing
     #expect(run.error.split(separator: "\n").count == 8)
   }
 
-  @Test func theSameTriggerTwiceIsAWarningAndTheFirstWins() throws {
+  @Test func theSameTriggerTwiceIsNoWarningAndWithoutAPickerTheFirstFires() throws {
     let configuration = try ConfigLoader.parse(
       """
       matches:
@@ -286,13 +288,20 @@ import Testing
         - trigger: ":x"
           replace: second
       """, file: "c.yaml")
+    #expect(configuration.warnings.isEmpty)
     let matcher = SnippetMatcher(configuration.snippets)
-    #expect(matcher.shadowed.map(\.trigger) == [":x"])
-    #expect(matcher.shadowed.first?.kept == "c.yaml:2")
-    #expect(matcher.shadowed.first?.lost == "c.yaml:4")
-    let result = try SimulationResult(
-      script: "type :x", layout: Simulation.layout("us"), configuration: .allOff, snippets: matcher)
-    #expect(result.text == "first")
+    #expect(matcher.sharedTriggerCount == 1)
+    let engine = Engine(layout: Simulation.layout("us"), configuration: .allOff, snippets: matcher)
+    var output = KeyOutput()
+    for (time, code) in [(0, KeyCode.leftShift), (1, UInt16(KEY_SEMICOLON))] {
+      engine.handle(KeyEvent(code: code, value: .down, time: .milliseconds(Int64(time))), into: &output)
+    }
+    engine.handle(KeyEvent(code: KeyCode.leftShift, value: .up, time: .milliseconds(2)), into: &output)
+    engine.handle(KeyEvent(code: UInt16(KEY_SEMICOLON), value: .up, time: .milliseconds(3)), into: &output)
+    engine.handle(KeyEvent(code: UInt16(KEY_X), value: .down, time: .milliseconds(4)), into: &output)
+    // No agent shows a picker: the first match fires (its x typed by the plan).
+    #expect(!engine.isPickerOpen)
+    #expect(engine.text.text == "first")
   }
 
   /// The marker search the replacement splitting uses, on the edges a

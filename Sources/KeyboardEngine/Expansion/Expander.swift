@@ -26,6 +26,9 @@ final class Expander {
   /// Whether keys wait for the session's answer (they go to a dialog once
   /// it has the keyboard).
   private(set) var keysWait = false
+  /// The expansion of a trigger several snippets share, while the picker
+  /// offers them.
+  private var menu: WaitingExpansion?
   /// What Backspace undoes when it is the very next key after an expansion.
   private var undo: ExpansionUndo?
   /// The last expansion, while plain characters follow it.
@@ -71,6 +74,7 @@ final class Expander {
   func cancelAll() {
     typing.cancel()
     waiting = nil
+    menu = nil
   }
 
   /// Follows an edit of the application's text: characters typed after
@@ -143,12 +147,59 @@ final class Expander {
       capitalized: match.typedLength > 0 && view.isAutoCapitalized(fromEnd: match.typedLength - 1),
       key: code, next: next,
       deadline: time.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds))
+    // A trigger several snippets share opens the picker on them, when it
+    // can be shown; else the first fires.
+    if let shared = snippets.sharing(match) {
+      let offered = snippetOff.isEmpty ? shared : shared.filter { !snippetOff[$0] }
+      if offered.count > 1 && host.openMenu(offered, trigger: String(scalars: typed), into: &output) {
+        var offering = expansion
+        offering.inMenu = true
+        menu = offering
+        host.swallowRelease(of: code, true)
+        return true
+      }
+    }
     switch proceed(expansion, at: time, host, &output) {
     case .typed, .waiting:
       host.swallowRelease(of: code, true)
       return true
     case .failed:
       return false
+    }
+  }
+
+  /// The picker closed on the trigger's menu: `chosen` fires in place of
+  /// the trigger, or with none the trigger stays as typed.
+  func closeMenu(choosing chosen: Int?, at now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
+    guard var expansion = menu.take() else { return }
+    guard let chosen else { return giveUp(expansion, at: now, host, &output) }
+    expansion.match.snippet = chosen
+    expansion.deadline = now.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds)
+    finish(expansion, at: now, host, &output)
+  }
+
+  /// Expands snippet `index`, chosen in the picker's search, at the cursor:
+  /// as its trigger would, with nothing to delete. `code` is the key that
+  /// chose it (its release is the picker's).
+  func insert(_ index: Int, key code: UInt16, at now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
+    var expansion = WaitingExpansion(
+      match: SnippetMatcher.Match(snippet: index, typedLength: 0, endsWithSeparator: false),
+      inputs: VariableInputs(now: host.wallClock(), seed: UInt64.random(in: 0...UInt64.max)), typed: [],
+      modelLength: 0, capitalized: false, key: code, next: "\n",
+      deadline: now.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds))
+    expansion.fromPicker = true
+    finish(expansion, at: now, host, &output)
+  }
+
+  /// Works out and types `expansion` outside a key's handling: the keys that
+  /// waited go after it, and when it cannot be typed it is given up.
+  private func finish(
+    _ expansion: WaitingExpansion, at now: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
+  ) {
+    switch proceed(expansion, at: now, host, &output) {
+    case .waiting: return
+    case .typed: if !typing.isActive { host.keysMayGo(at: now, into: &output) }
+    case .failed: giveUp(expansion, at: now, host, &output)
     }
   }
 
@@ -190,7 +241,7 @@ final class Expander {
       ? expansion.screenLength : EditPlanner.graphemeCount(typedLengthOf: expansion.modelLength - kept, in: text)
     let remaining = RenderedSnippet(
       text: Array(rendered.text[kept...]), charactersAfterCursor: rendered.charactersAfterCursor)
-    let chainable = !expansion.match.endsWithSeparator && rendered.charactersAfterCursor == 0
+    let chainable = !expansion.match.endsWithSeparator && rendered.charactersAfterCursor == 0 && !expansion.fromPicker
     let undoLength = rendered.text.count - rendered.charactersAfterCursor
     // A long text goes through the clipboard, when the session can put it
     // there: the keys wait until it does.
@@ -296,11 +347,7 @@ final class Expander {
     case (.success(let value), false):
       expansion.inputs.answers[expansion.variable] = value
     }
-    switch proceed(expansion, at: now, host, &output) {
-    case .waiting: return
-    case .typed: if !typing.isActive { host.keysMayGo(at: now, into: &output) }
-    case .failed: giveUp(expansion, at: now, host, &output)
-    }
+    finish(expansion, at: now, host, &output)
   }
 
   /// The dialog of request `id` has the keyboard: the keys that waited go
@@ -333,10 +380,21 @@ final class Expander {
     _ expansion: WaitingExpansion, at now: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) {
     waiting = nil
-    host.swallowRelease(of: expansion.key, false)
-    host.emit(expansion.key, .down, applying: true, into: &output)
-    if expansion.passesKeys && !host.isPhysicallyHeld(expansion.key) {
-      host.emit(expansion.key, .up, applying: true, into: &output)
+    // A shared trigger's menu closed: its last character is typed as it
+    // was (the modifiers it was typed with went up when the picker opened).
+    if expansion.inMenu {
+      let last = RenderedSnippet(text: [expansion.next], charactersAfterCursor: 0)
+      if let plan = host.editPlanner().typing(deleting: 0, forward: 0, last) {
+        host.planned(deleting: 0, inserting: last.text[...])
+        return startTyping(plan, at: now, host, &output)
+      }
+    }
+    if !expansion.fromPicker {
+      host.swallowRelease(of: expansion.key, false)
+      host.emit(expansion.key, .down, applying: true, into: &output)
+      if (expansion.passesKeys || expansion.inMenu) && !host.isPhysicallyHeld(expansion.key) {
+        host.emit(expansion.key, .up, applying: true, into: &output)
+      }
     }
     host.keysMayGo(at: now, into: &output)
   }

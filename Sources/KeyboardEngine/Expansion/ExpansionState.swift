@@ -82,6 +82,12 @@ struct WaitingExpansion {
   var paste: (deleted: Int, text: RenderedSnippet)?
   /// The clipboard could not take the text: it is typed.
   var typesInstead = false
+  /// Chosen in the picker's search: nothing to delete, and given up, it
+  /// leaves nothing (no trigger key to give back).
+  var fromPicker = false
+  /// Several snippets share the trigger: the picker offers them, and
+  /// until it closes the trigger's last key is held back.
+  var inMenu = false
 
   /// How long a dialog may stay open before the expansion is given up.
   static let dialogTimeoutMilliseconds: Int64 = 10 * 60_000

@@ -55,6 +55,10 @@ final class AgentServer {
   private var asked: [UInt32: UInt64] = [:]
   /// Hears that the dialog of a request has the keyboard.
   var onDialogShown: (UInt32) -> Void = { _ in }
+  /// The agent that shows the picker while it is open.
+  private var pickerShownBy: UInt64?
+  /// Hears that the agent showing the picker went away or no longer counts.
+  var onPickerLost: () -> Void = {}
   /// The messages agents send, and what each does.
   private lazy var reader = makeReader()
   /// The reports of the read being handled.
@@ -66,6 +70,8 @@ final class AgentServer {
     let pid: pid_t
     /// Where its focus reports come from, as its hello said.
     var source: String?
+    /// Whether it can show the picker, as its hello said.
+    var showsPicker = false
     var active: Bool
     var loggedIgnoring = false
     /// The user's match files as they come, and the last complete set.
@@ -104,6 +110,7 @@ final class AgentServer {
       connections[agent]?.loggedIgnoring = false
       tell(agent, SessionStanding(active: !connection.active))
       if connection.active && agent == reporting { stopReporting() }
+      if connection.active && agent == pickerShownBy { losePicker() }
       if connection.active { dropSnippets(of: agent) } else { useSnippets(of: agent) }
     }
   }
@@ -233,6 +240,7 @@ final class AgentServer {
   private func hello(_ agent: UInt64, _ hello: Hello) {
     guard var connection = connections[agent] else { return }
     connection.source = hello.source
+    connection.showsPicker = hello.picker ?? false
     connections[agent] = connection
     logger.info(
       "session agent connected",
@@ -293,6 +301,33 @@ final class AgentServer {
     return true
   }
 
+  /// Shows the picker (nil: hides it) through the agent that shows it,
+  /// else the one whose reports are in force, else any that counts, if it
+  /// can; false when none can.
+  func showPicker(_ picker: PickerShow?) -> Bool {
+    guard let picker else {
+      if let agent = pickerShownBy.take() { tell(agent, PickerHide()) }
+      return true
+    }
+    let able = { (agent: UInt64) in self.connections[agent].map { $0.active && $0.showsPicker } ?? false }
+    guard
+      let agent = pickerShownBy.flatMap({ able($0) ? $0 : nil }) ?? reporting.flatMap({ able($0) ? $0 : nil })
+        ?? connections.keys.sorted().first(where: able)
+    else { return false }
+    pickerShownBy = agent
+    showing = true
+    defer { showing = false }
+    return send(picker.encoded(), to: agent)
+  }
+
+  /// Within ``showPicker(_:)``, whose false says it: the engine is the caller.
+  private var showing = false
+
+  private func losePicker() {
+    pickerShownBy = nil
+    if !showing { onPickerLost() }
+  }
+
   /// The longest request sent, well within a Unix socket's default buffer
   /// (208 KiB on Linux).
   static let largestRequest = 128 << 10
@@ -334,6 +369,7 @@ final class AgentServer {
     loop.unwatch(connection.link.fd, token: agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     if agent == reporting { stopReporting() }
+    if agent == pickerShownBy { losePicker() }
     dropSnippets(of: agent)
     for (id, asker) in asked where asker == agent {
       asked[id] = nil

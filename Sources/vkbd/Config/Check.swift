@@ -16,7 +16,8 @@ extension VKBD {
         error, 78 when something was. Errors in the config file itself refuse it whole; \
         an error in a match file leaves out that match (a file that is not YAML, that \
         file), and the rest loads. Warnings (matches skipped because vkbd does not \
-        support their kind, keys ignored, triggers defined twice) do not fail the check.
+        support their kind, keys ignored) do not fail the check. A trigger that several \
+        matches share is no mistake: typing it opens the picker on them, as espanso's menu does.
         """
     )
 
@@ -33,22 +34,16 @@ extension VKBD {
         throw SysExit.config
       }
       let matcher = SnippetMatcher(configuration.snippets)
-      var warnings = configuration.warnings
-      for shadowed in matcher.shadowed {
-        let (file, line) = Self.place(shadowed.lost)
-        let warning = ConfigProblem(
-          file: file, line: line, column: 1,
-          message: "trigger '\(shadowed.trigger)' is already defined at \(shadowed.kept)", kind: .duplicateTrigger)
-        printError("warning: \(warning)")
-        warnings.append(warning)
-      }
+      let warnings = configuration.warnings
       let errors = configuration.snippetProblems
       let files = configuration.snippetFiles.count
       let regexes = configuration.snippets.count { $0.regex != nil }
+      let shared = matcher.sharedTriggerCount
       print(
         "\(configuration.source): \(errors.isEmpty ? "good" : "loaded in part"): layout \(names), "
           + "\(configuration.snippets.count) snippets\(regexes > 0 ? " (\(regexes) regex)" : ""),"
-          + " \(files) match file\(files == 1 ? "" : "s")")
+          + " \(files) match file\(files == 1 ? "" : "s")"
+          + (shared > 0 ? ", \(shared) trigger\(shared == 1 ? "" : "s") shared (offered in the picker)" : ""))
       if !errors.isEmpty { print(Self.summary(errors, noun: "error")) }
       if !warnings.isEmpty { print(Self.summary(warnings, noun: "warning")) }
       if !errors.isEmpty { throw SysExit.config }

@@ -14,7 +14,7 @@ enum ConfigLoader {
     "double_space_timeout_ms",
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
     "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
-    "clipboard_threshold",
+    "clipboard_threshold", "picker",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
@@ -22,6 +22,7 @@ enum ConfigLoader {
   static let layoutKeys = ["rules", "model", "layout", "variant", "options", "locale"]
   static let expansionKeys = ["burst_keys", "gap_ms", "variable_timeout_ms"]
   static let deviceKeys = ["include", "exclude"]
+  static let pickerKeys = ["shortcut"]
   static let deviceEntryKeys = ["device", "grab"]
 
   /// The embedded default (see ``Configuration/embeddedDefaultText``).
@@ -161,6 +162,16 @@ enum ConfigLoader {
         configuration.apps = AppRules(user: readApps(value, reader: &reader))
       case "session_users":
         configuration.sessionUsers = readSessionUsers(value, reader: &reader)
+      case "picker":
+        guard let entries = reader.entries(of: value, named: "picker", allowed: pickerKeys) else { break }
+        for (_, shortcut) in entries {
+          guard let text = reader.string(shortcut, key: "picker.shortcut") else { continue }
+          do {
+            engine.pickerShortcut = try KeyNames.shortcut(text)
+          } catch {
+            reader.report("picker.shortcut: \(error.message)", at: shortcut)
+          }
+        }
       case "toggle_key":
         guard let text = reader.string(value, key: key) else { break }
         do {

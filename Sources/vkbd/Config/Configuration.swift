@@ -217,8 +217,6 @@ struct ConfigProblem: Error, Equatable, CustomStringConvertible {
     case undefinedVariable = "undefined variable"
     /// A key vkbd does not read, ignored (as espanso does).
     case unknownKey = "unknown key"
-    /// A trigger defined twice: the first wins.
-    case duplicateTrigger = "trigger defined twice"
   }
 
   var description: String { "\(file):\(line):\(column): \(message)" }

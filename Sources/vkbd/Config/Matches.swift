@@ -94,7 +94,10 @@ enum MatchReader {
       case "vars": variables += VariableReader.read(value, key: key, reader: &reader)
       case "force_clipboard", "paragraph": _ = reader.bool(value, key: key)
       case "force_mode": _ = reader.string(value, key: key)
-      case "search_terms": break  // for espanso's search bar
+      case "search_terms":
+        for item in reader.list(value, key: key) ?? [] {
+          if let term = reader.string(item, key: key) { snippet.searchTerms.append(term) }
+        }
       default: preconditionFailure("key \(key) is allowed but not read")
       }
     }
@@ -111,9 +114,8 @@ enum MatchReader {
       variables.append(("form1", .ready(raw, injects: true)))
       replace = (Templates.formReplacement(form.text, variable: "form1"), form.node)
     }
-    if triggers.isEmpty && regex == nil {
-      reader.report("match has no trigger (trigger:, triggers: or regex:)", at: node, kind: .invalidMatch)
-    }
+    // A match with no trigger and no regex is found in the picker only
+    // (as espanso's search bar finds it).
     var captures: [String] = []
     if let regex {
       if !triggers.isEmpty {

@@ -8,9 +8,18 @@ import LinuxSystem
 /// app rule in force.
 extension Daemon {
   /// Lets `engine` ask the active user's agent for the snippet variables
-  /// only the session can work out (the daemon runs no program).
+  /// only the session can work out (the daemon runs no program), and show
+  /// the picker (DESIGN 8).
   func askSession(from engine: Engine) {
     engine.onSessionCall = { [unowned self] request in agents?.ask(VariableRequest(request)) ?? false }
+    engine.onPicker = { [unowned self] view in agents?.showPicker(view.map(PickerShow.init)) ?? false }
+  }
+
+  /// Closes the picker, as Escape does: the keys are the application's again.
+  func closePicker() {
+    guard engine.isPickerOpen else { return }
+    engine.closePicker(at: Instant(microseconds: monotonicMicroseconds()), into: &output)
+    flush(sourceTime: nil)
   }
 
   /// Opens the agent socket and starts following the seat.
@@ -28,6 +37,7 @@ extension Daemon {
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)
     }
+    agents.onPickerLost = { [unowned self] in closePicker() }
     agents.onDialogShown = { [unowned self] id in
       engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)
@@ -56,6 +66,7 @@ extension Daemon {
   /// A report of the active user's agent, or nil when none reports: the
   /// rule for the window, over the global settings, goes to the engine.
   private func focusChanged(_ report: FocusReport?) {
+    if report?.window != context.focus?.window || report?.app != context.focus?.app { closePicker() }
     context.update(report, rules: appRules, global: configuration.engine, engine: engine)
     // The app id and the rule, never the title.
     logger.debug(

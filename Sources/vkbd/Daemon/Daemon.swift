@@ -119,11 +119,9 @@ final class Daemon {
       throw SystemError("compile keymap", error.description, errno: .invalidArgument)
     }
     let snippets = SnippetMatcher(configuration.snippets + userSnippets)
-    for shadowed in snippets.shadowed {
-      logger.warning("\(shadowed.lost): trigger already defined at \(shadowed.kept); this one is ignored")
-    }
     let engine = Engine(layout: layout, configuration: configuration.engine, snippets: snippets)
     engine.onNotice = { logger.warning("\($0)") }
+    engine.prepareSearch()
     logger.info(
       "engine ready",
       metadata: [
@@ -349,6 +347,7 @@ final class Daemon {
   /// old engine types an expansion or waits for the session, the new one
   /// waits (checked each loop turn): nothing it types is cut short.
   func install(_ newEngine: Engine) {
+    closePicker()  // a shared trigger's menu leaves the trigger as typed
     guard !engine.isBusy else {
       if waitingEngine == nil { logger.info("the new configuration waits for the expansion under way") }
       waitingEngine = newEngine

@@ -49,6 +49,15 @@ extension VKBD {
 
         The simulated desktop repeats a held key itself (250 ms, then every 33 ms).
 
+        THE PICKER
+          The snippet picker works as in the daemon, drawn nowhere: the chord
+          (picker.shortcut, alt-space: tap leftalt+space) opens it, and a trigger
+          that several matches share opens it on them. While it is open every key
+          is its own: type edits the query, tap down, up, pagedown, pageup, home
+          and end move the selection, tap enter inserts the selected snippet,
+          tap esc closes it (a shared trigger then stays as typed). A focus
+          step closes it. The output stays the text field.
+
         CONFIG KEYS (--config FILE, YAML; defaults shown)
           autocapitalize: true             capitalize the first letter of a sentence
           autocapitalize_after_reset: false  treat the start after a reset as a field start
@@ -76,6 +85,8 @@ extension VKBD {
             burst_keys: 15                 key events per burst (1-30)
             gap_ms: 8                      wait between bursts
           toggle_key: ""                   a chord that pauses and resumes vkbd, like rightctrl+pause
+          picker:
+            shortcut: alt-space            the chord that opens the snippet picker (off: none)
           control_socket: /run/vkbd/control.sock   the daemon's control socket
           control_group: ""                a group allowed to use it (socket mode 0660)
           devices:                         keyboards vkbd run grabs, by name or vendor:product
@@ -164,6 +175,8 @@ extension VKBD {
 struct SimulationResult {
   var transcript: [(time: Instant, key: OutputKey)]
   var text: String
+  /// What the picker shows at the end (nil: closed).
+  var picker: PickerView?
 
   /// Runs `script` on a fresh engine; throws the first bad line.
   init(
@@ -177,5 +190,6 @@ struct SimulationResult {
     simulator.finish()
     transcript = simulator.transcript
     text = simulator.fieldText
+    picker = simulator.picker
   }
 }

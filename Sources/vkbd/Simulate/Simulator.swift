@@ -53,6 +53,14 @@ struct Simulator {
     var requests: [SessionRequest] = []
   }
 
+  /// What the picker shows, as an agent would draw it (nil: closed).
+  private final class PickerScreen {
+    var view: PickerView?
+  }
+  private let screen = PickerScreen()
+  /// The picker's view while it is open.
+  var picker: PickerView? { screen.view }
+
   init(engine: Engine, rules: AppRules = AppRules(user: [])) {
     self.engine = engine
     self.rules = rules
@@ -60,6 +68,10 @@ struct Simulator {
     field = TextField(layout: engine.layout)
     options = engine.layout.names.options
     desktop.defaultLocale = engine.layout.names.locale
+    engine.onPicker = { [screen] view in
+      screen.view = view
+      return true
+    }
     engine.onSessionCall = { [asked] request in
       switch request.call {
       case .paste, .restoreClipboard: return false  // no clipboard here: long texts are typed
@@ -108,6 +120,8 @@ struct Simulator {
       clock = clock.adding(milliseconds: Self.keyInterval)
     case .focus(let app, let role, let title):
       runTimers(before: clock)
+      engine.closePicker(at: clock, into: &output)  // another window
+      record(at: clock)
       window += 1
       let report = FocusReport(window: window, app: app, title: title, role: role)
       context.update(report, rules: rules, global: global, engine: engine)

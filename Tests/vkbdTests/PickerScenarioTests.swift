@@ -1,0 +1,121 @@
+import KeyboardEngine
+import Testing
+
+@testable import vkbd
+
+/// The snippet picker in `vkbd simulate` (DESIGN 8): the keys go to it,
+/// the application gets only what it inserts.
+@Suite struct PickerScenarioTests {
+  static let config = """
+    autocapitalize: false
+    double_space_period: false
+    matches:
+      - trigger: ":sig"
+        replace: "Best regards, Ada"
+      - trigger: ":addr"
+        label: "Home address"
+        replace: "12 Main Street"
+      - label: "Summarize the text"
+        replace: "Please summarize:"
+        search_terms: [tldr]
+      - trigger: ":$:"
+        label: "Dollar"
+        replace: "$"
+      - trigger: ":$:"
+        label: "Euro"
+        replace: "€"
+      - trigger: ":$:"
+        label: "Pound sterling"
+        replace: "£"
+    """
+
+  /// Every key the virtual keyboard pressed went up again.
+  static func nothingHeld(_ result: SimulationResult) -> Bool {
+    var down = Set<UInt16>()
+    for (_, key) in result.transcript {
+      if key.value == .down { down.insert(key.code) } else if key.value == .up { down.remove(key.code) }
+    }
+    return down.isEmpty
+  }
+
+  @Test func theChordOpensItAQueryFindsASnippetAndEnterInsertsIt() throws {
+    let result = try Simulation.run("type Hi \ntap leftalt+space\ntype regards\ntap enter\ntype !", config: Self.config)
+    #expect(result.text == "Hi Best regards, Ada!")
+    #expect(result.picker == nil)
+    #expect(Self.nothingHeld(result))
+    // Alt went up behind a Control tap, so that its release is no lone Alt tap.
+    let events = result.transcript.map { "\(KeyNames.name(of: $0.key.code)) \($0.key.value.rawValue)" }
+    let altUp = try #require(events.firstIndex(of: "KEY_LEFTALT 0"))
+    #expect(Array(events[(altUp - 2)...altUp]) == ["KEY_LEFTCTRL 1", "KEY_LEFTCTRL 0", "KEY_LEFTALT 0"])
+  }
+
+  @Test func whileOpenNoKeyReachesTheApplicationAndEscapeClosesIt() throws {
+    let open = try Simulation.run("type a\ntap leftalt+space\ntype main street\ntap down", config: Self.config)
+    #expect(open.text == "a")
+    let view = try #require(open.picker)
+    #expect(view.query == "main street")
+    #expect(view.rows.first?.label == "Home address")
+    #expect(view.rows.first?.trigger == ":addr")
+    #expect(view.rows.first?.source == "test.yaml")
+    let closed = try Simulation.run("type a\ntap leftalt+space\ntype main\ntap esc\ntype b", config: Self.config)
+    #expect(closed.text == "ab")
+    #expect(closed.picker == nil)
+    #expect(Self.nothingHeld(closed))
+    // The chord again closes it too.
+    #expect(try Simulation.run("tap leftalt+space\ntype xyz\ntap leftalt+space\ntype c", config: Self.config).text == "c")
+  }
+
+  @Test func aMatchWithNoTriggerIsFoundByItsLabelAndSearchTerms() throws {
+    #expect(try Simulation.run("tap leftalt+space\ntype summ\ntap enter", config: Self.config).text == "Please summarize:")
+    #expect(try Simulation.run("tap leftalt+space\ntype tldr\ntap enter", config: Self.config).text == "Please summarize:")
+  }
+
+  @Test func aSharedTriggerOffersItsMatchesInLoadOrder() throws {
+    let offered = try Simulation.run("type :$:", config: Self.config)
+    #expect(offered.text == ":$")  // the trigger's last key waits for the choice
+    let view = try #require(offered.picker)
+    #expect(view.trigger == ":$:")
+    #expect(view.rows.map(\.label) == ["Dollar", "Euro", "Pound sterling"])
+    #expect(view.selected == 0)
+    #expect(try Simulation.run("type :$:\ntap enter", config: Self.config).text == "$")
+    #expect(try Simulation.run("type x :$:\ntap down\ntap enter\ntype  y", config: Self.config).text == "x € y")
+    #expect(try Simulation.run("type :$:\ntype pound\ntap enter", config: Self.config).text == "£")
+    // Escape leaves the trigger exactly as typed, its Shift-typed colon too.
+    let escaped = try Simulation.run("type :$:\ntap esc\ntype z", config: Self.config)
+    #expect(escaped.text == ":$:z")
+    #expect(Self.nothingHeld(escaped))
+  }
+
+  @Test func theTypingAidsKnowWhatWasInserted() throws {
+    let config = """
+      matches:
+        - label: "done"
+          replace: "It is done. "
+      """
+    #expect(try Simulation.run("tap leftalt+space\ntype done\ntap enter\ntype next", config: config).text == "It is done. Next")
+    // Backspace right after undoes the insertion.
+    #expect(try Simulation.run("type ab \ntap leftalt+space\ntype done\ntap enter\ntap backspace", config: config).text == "ab ")
+  }
+
+  @Test func aFocusChangeClosesItAndTheKeysAreTheApplicationsAgain() throws {
+    let result = try Simulation.run("tap leftalt+space\ntype abc\nfocus foot\ntype z", config: Self.config)
+    #expect(result.text == "z")
+    #expect(result.picker == nil)
+  }
+
+  @Test func theShortcutIsConfigurableAndOffTurnsItOff() throws {
+    let custom = Self.config + "\npicker:\n  shortcut: ctrl+shift+p\n"
+    #expect(try Simulation.run("tap leftctrl+leftshift+p\ntype sig\ntap enter", config: custom).text == "Best regards, Ada")
+    let off = "autocapitalize: false\npicker:\n  shortcut: \"off\"\nmatches:\n  - {trigger: \":a\", replace: b}\n"
+    #expect(try Simulation.run("tap leftalt+space\ntype x", config: off).picker == nil)
+    #expect(throws: ConfigErrors.self) { try ConfigLoader.parse("picker:\n  shortcut: alt-nokey\n", file: "c.yaml") }
+  }
+
+  @Test func aLongQueryIsCutAndEveryKeyStaysThePickers() throws {
+    let long = String(repeating: "q", count: 10_000)
+    let result = try Simulation.run("tap leftalt+space\ntype \(long)", config: Self.config)
+    #expect(result.text == "")
+    #expect(result.picker?.query.count == SnippetSearch.maximumQuery)
+    #expect(result.picker?.total == 0)
+  }
+}
