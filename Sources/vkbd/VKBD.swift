@@ -11,7 +11,8 @@ struct VKBD: ParsableCommand {
     version: VKBDVersion.current,
     subcommands: [
       Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
-      ReleaseAll.self, Snippets.self, Expand.self, Apps.self, Check.self, Config.self, Simulate.self, Doctor.self,
+      ReleaseAll.self, Snippets.self, Expand.self, Search.self, Apps.self, Check.self, Config.self, Simulate.self,
+      Doctor.self,
     ]
   )
 }

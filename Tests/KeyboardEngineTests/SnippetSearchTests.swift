@@ -38,9 +38,10 @@ import Testing
       ])
     // A typo over letters skipped, even in a longer text: "cat" is one
     // letter from "coat", and only scattered in "cobalt".
-    #expect(Self.labels("cat", in: [Self.snippet(nil, "cobalt"), Self.snippet(nil, "a warm coat")]) == [
-      "a warm coat", "cobalt",
-    ])
+    #expect(
+      Self.labels("cat", in: [Self.snippet(nil, "cobalt"), Self.snippet(nil, "a warm coat")]) == [
+        "a warm coat", "cobalt",
+      ])
   }
 
   @Test func oneTypoOfEachKindStillMatches() {

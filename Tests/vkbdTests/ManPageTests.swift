@@ -70,6 +70,7 @@ import Testing
       ("expansion", ConfigLoader.expansionKeys), ("devices", ConfigLoader.deviceKeys),
       ("devices.include", ConfigLoader.deviceEntryKeys),
       ("apps", ConfigLoader.appRuleKeys), ("apps.backspace", ConfigLoader.appRuleBackspaceKeys),
+      ("picker", ConfigLoader.pickerKeys),
     ] {
       for key in nested { keys.insert("\(section).\(key)") }
     }

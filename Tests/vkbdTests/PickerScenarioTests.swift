@@ -1,3 +1,4 @@
+import Foundation
 import KeyboardEngine
 import Testing
 
@@ -62,12 +63,15 @@ import Testing
     #expect(closed.picker == nil)
     #expect(Self.nothingHeld(closed))
     // The chord again closes it too.
-    #expect(try Simulation.run("tap leftalt+space\ntype xyz\ntap leftalt+space\ntype c", config: Self.config).text == "c")
+    #expect(
+      try Simulation.run("tap leftalt+space\ntype xyz\ntap leftalt+space\ntype c", config: Self.config).text == "c")
   }
 
   @Test func aMatchWithNoTriggerIsFoundByItsLabelAndSearchTerms() throws {
-    #expect(try Simulation.run("tap leftalt+space\ntype summ\ntap enter", config: Self.config).text == "Please summarize:")
-    #expect(try Simulation.run("tap leftalt+space\ntype tldr\ntap enter", config: Self.config).text == "Please summarize:")
+    #expect(
+      try Simulation.run("tap leftalt+space\ntype summ\ntap enter", config: Self.config).text == "Please summarize:")
+    #expect(
+      try Simulation.run("tap leftalt+space\ntype tldr\ntap enter", config: Self.config).text == "Please summarize:")
   }
 
   @Test func aSharedTriggerOffersItsMatchesInLoadOrder() throws {
@@ -92,9 +96,13 @@ import Testing
         - label: "done"
           replace: "It is done. "
       """
-    #expect(try Simulation.run("tap leftalt+space\ntype done\ntap enter\ntype next", config: config).text == "It is done. Next")
+    #expect(
+      try Simulation.run("tap leftalt+space\ntype done\ntap enter\ntype next", config: config).text
+        == "It is done. Next")
     // Backspace right after undoes the insertion.
-    #expect(try Simulation.run("type ab \ntap leftalt+space\ntype done\ntap enter\ntap backspace", config: config).text == "ab ")
+    #expect(
+      try Simulation.run("type ab \ntap leftalt+space\ntype done\ntap enter\ntap backspace", config: config).text
+        == "ab ")
   }
 
   @Test func aFocusChangeClosesItAndTheKeysAreTheApplicationsAgain() throws {
@@ -105,7 +113,8 @@ import Testing
 
   @Test func theShortcutIsConfigurableAndOffTurnsItOff() throws {
     let custom = Self.config + "\npicker:\n  shortcut: ctrl+shift+p\n"
-    #expect(try Simulation.run("tap leftctrl+leftshift+p\ntype sig\ntap enter", config: custom).text == "Best regards, Ada")
+    #expect(
+      try Simulation.run("tap leftctrl+leftshift+p\ntype sig\ntap enter", config: custom).text == "Best regards, Ada")
     let off = "autocapitalize: false\npicker:\n  shortcut: \"off\"\nmatches:\n  - {trigger: \":a\", replace: b}\n"
     #expect(try Simulation.run("tap leftalt+space\ntype x", config: off).picker == nil)
     #expect(throws: ConfigErrors.self) { try ConfigLoader.parse("picker:\n  shortcut: alt-nokey\n", file: "c.yaml") }
@@ -117,5 +126,24 @@ import Testing
     #expect(result.text == "")
     #expect(result.picker?.query.count == SnippetSearch.maximumQuery)
     #expect(result.picker?.total == 0)
+  }
+}
+
+/// `vkbd search --config`: the picker's ranking, offline.
+@Suite struct SearchCommandTests {
+  @Test func printsTheRankedMatchesAndTheirJSON() throws {
+    let path = "/tmp/vkbd-search-\(getpid()).yaml"
+    try PickerScenarioTests.config.write(toFile: path, atomically: true, encoding: .utf8)
+    defer { unlink(path) }
+    let text = try VKBDBinary.run(["search", "--config", path, "pound"])
+    #expect(text.status == 0)
+    #expect(text.output == "Pound sterling  :$:  \(path):18\n1 of 1 matching snippet\n")
+    let json = try VKBDBinary.run(["search", "--config", path, "--json", "--limit", "2", "summarize"])
+    #expect(json.status == 0)
+    let results = try JSONDecoder().decode([SearchResult].self, from: Data(json.output.utf8))
+    #expect(results.map(\.replace) == ["Please summarize:"])
+    #expect(results.first?.triggers == [] && results.first?.label == "Summarize the text")
+    #expect(results.first?.file == path && results.first?.line == 9)
+    #expect(try VKBDBinary.run(["search", "--limit", "5000", "x"]).status == 64)
   }
 }

@@ -203,7 +203,8 @@ import Testing
         "match skipped: replace uses {{nope}}, which no vars entry defines"))
     #expect(configuration.snippets.flatMap(\.triggers).sorted() == [":a", ":good"])
     // A match with no trigger loads, for the picker to find.
-    #expect(configuration.snippets.contains { $0.triggers.isEmpty && $0.regex == nil && $0.displayText() == "no trigger" })
+    #expect(
+      configuration.snippets.contains { $0.triggers.isEmpty && $0.regex == nil && $0.displayText() == "no trigger" })
   }
 
   @Test(arguments: [

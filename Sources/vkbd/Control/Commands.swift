@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoundationEssentials
+import KeyboardEngine
 
 /// `--json`: stable JSON instead of text for people.
 struct JSONOption: ParsableArguments {
@@ -149,6 +150,52 @@ extension VKBD {
 }
 
 extension VKBD {
+  struct Search: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "search",
+      abstract: "Find snippets as the picker does: by trigger, label, search terms and replacement.",
+      discussion: """
+        Prints the best matches of QUERY, best first, exactly as the snippet picker ranks \
+        them: its words in any order, case and accents aside, a word matching whole, as a \
+        word's start, with one typo, or with letters skipped. Without --config it asks the \
+        running daemon (every snippet it has, the user's own included); with --config it \
+        reads that config and its match files, as vkbd check does, and needs no daemon. \
+        --json prints an array of objects with replace (as the file writes it), label, \
+        triggers, file and line. Never logs the query.
+        """)
+    @OptionGroup var client: ClientOptions
+    @OptionGroup var output: JSONOption
+    @Option(
+      name: .long, help: ArgumentHelp("Search the snippets of config FILE, without the daemon.", valueName: "file"))
+    var config: String?
+    @Option(name: .long, help: ArgumentHelp("Print at most N results (1 to 1000).", valueName: "n"))
+    var limit = 20
+    @Argument(help: "The words to look for.") var query: [String]
+
+    func validate() throws {
+      guard (1...SearchResult.maximumLimit).contains(limit) else {
+        throw ValidationError("--limit must be 1 to \(SearchResult.maximumLimit)")
+      }
+    }
+
+    func run() throws {
+      let text = query.joined(separator: " ")
+      let results: [SearchResult]
+      let matched: Int
+      if let config {
+        let snippets = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile).snippets
+        let found = SnippetSearch(snippets).search(text, limit: limit)
+        results = found.snippets.map { SearchResult(snippets[$0]) }
+        matched = found.total
+      } else {
+        let reply = try client.ask(ControlRequest(command: .search, query: text, limit: limit))
+        results = reply.results ?? []
+        matched = reply.matched ?? results.count
+      }
+      output.print(results) { Report.search(results, matched: matched) }
+    }
+  }
+
   struct Apps: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "apps",
@@ -224,6 +271,16 @@ enum Report {
 
   static func snippets(_ snippets: [SnippetReport]) -> String {
     table(snippets.map { [$0.triggers.joined(separator: " "), $0.label ?? "", $0.origin] })
+  }
+
+  /// The picker's rows: what it shows, the trigger, file:line; then the count.
+  static func search(_ results: [SearchResult], matched: Int) -> String {
+    let rows = results.map { result in
+      var snippet = Snippet(triggers: result.triggers, replacement: Template(result.replace), origin: "")
+      snippet.label = result.label
+      return [snippet.displayText(), result.triggers.first ?? "-", "\(result.file):\(result.line)"]
+    }
+    return table(rows) + "\(results.count) of \(matched) matching snippet\(matched == 1 ? "" : "s")\n"
   }
 
   /// Columns padded to their widest cell; trailing spaces trimmed.

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import KeyboardEngine
 
 /// The control socket's protocol: one JSON object per line each way, one
 /// request per connection. Every message carries `version`; a daemon answers
@@ -30,7 +31,7 @@ struct ControlRequest: Codable, Equatable {
   enum Command: String, Codable, CaseIterable {
     case status, pause, resume, toggle, reload, devices, stats
     case releaseAll = "release-all"
-    case snippets, expand, apps
+    case snippets, expand, apps, search
   }
 
   var version = ControlProtocol.version
@@ -39,6 +40,9 @@ struct ControlRequest: Codable, Equatable {
   var reset: Bool?
   /// `expand`: the trigger to render.
   var trigger: String?
+  /// `search`: the query, and how many results at most.
+  var query: String?
+  var limit: Int?
 }
 
 /// What the daemon answers: `ok` and the command's result, or `error`.
@@ -54,6 +58,9 @@ struct ControlReply: Codable, Equatable {
   var snippets: [SnippetReport]?
   var expansion: String?
   var apps: [AppRuleReport]?
+  /// `search`: the best matches, best first, and how many matched in all.
+  var results: [SearchResult]?
+  var matched: Int?
 
   static func failure(_ message: String, problems: [String]? = nil) -> ControlReply {
     ControlReply(ok: false, error: message, problems: problems)
@@ -142,6 +149,33 @@ struct StatsReport: Codable, Equatable {
   var p999: UInt64
   var max: UInt64
   var sinceSeconds: Int64
+}
+
+/// A snippet the picker's search found, as `vkbd search` prints it.
+struct SearchResult: Codable, Equatable {
+  /// The replacement as its file writes it.
+  var replace: String
+  var label: String?
+  var triggers: [String]
+  var file: String
+  var line: Int
+
+  init(_ snippet: Snippet) {
+    replace = snippet.writtenReplacement
+    label = snippet.label
+    triggers = snippet.triggers
+    let origin = snippet.origin
+    if let colon = origin.lastIndex(of: ":"), let line = Int(origin[origin.index(after: colon)...]) {
+      file = String(origin[..<colon])
+      self.line = line
+    } else {
+      file = origin
+      line = 0
+    }
+  }
+
+  /// The most results a search gives.
+  static let maximumLimit = 1000
 }
 
 struct SnippetReport: Codable, Equatable {

@@ -31,6 +31,11 @@ extension Daemon {
       reply.snippets = engine.snippets.snippets.map {
         SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin)
       }
+    case .search:
+      guard let query = request.query else { return .failure("search needs a query") }
+      let found = engine.searchSnippets(query, limit: min(max(request.limit ?? 20, 1), SearchResult.maximumLimit))
+      reply.results = found.snippets.map { SearchResult(engine.snippets.snippets[$0]) }
+      reply.matched = found.total
     case .expand:
       guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
         return .failure("no snippet has the trigger '\(request.trigger ?? "")'")
