@@ -181,11 +181,11 @@ struct SimulationResult {
   /// Runs `script` on a fresh engine; throws the first bad line.
   init(
     script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([]),
-    rules: AppRules = AppRules(user: [])
+    rules: AppRules = AppRules(user: []), showsPicker: Bool = true
   ) throws(ScriptError) {
     let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
     engine.onNotice = { printError($0.description) }
-    var simulator = Simulator(engine: engine, rules: rules)
+    var simulator = Simulator(engine: engine, rules: rules, showsPicker: showsPicker)
     try simulator.run(Script.parse(script))
     simulator.finish()
     transcript = simulator.transcript

@@ -61,7 +61,9 @@ struct Simulator {
   /// The picker's view while it is open.
   var picker: PickerView? { screen.view }
 
-  init(engine: Engine, rules: AppRules = AppRules(user: [])) {
+  /// `showsPicker` false: as a desktop whose agent cannot draw the picker
+  /// (the chord passes through, a shared trigger fires its first match).
+  init(engine: Engine, rules: AppRules = AppRules(user: []), showsPicker: Bool = true) {
     self.engine = engine
     self.rules = rules
     global = engine.configuration
@@ -69,6 +71,7 @@ struct Simulator {
     options = engine.layout.names.options
     desktop.defaultLocale = engine.layout.names.locale
     engine.onPicker = { [screen] view in
+      guard showsPicker else { return false }
       screen.view = view
       return true
     }
