@@ -26,6 +26,13 @@ public struct Snippet: Sendable {
   /// Where the snippet is defined (`file:line`), for messages.
   public var origin: String
 
+  /// The file of ``origin``: what stands before its last colon (all of it
+  /// when it has none).
+  public var originFile: Substring { origin.lastIndex(of: ":").map { origin[..<$0] } ?? origin[...] }
+
+  /// The line of ``origin``, when it ends with one.
+  public var originLine: Int? { origin.lastIndex(of: ":").flatMap { Int(origin[origin.index(after: $0)...]) } }
+
   /// Makes a snippet.
   public init(triggers: [String], replacement: Template, origin: String) {
     self.triggers = triggers

@@ -67,8 +67,7 @@ public struct SnippetMatcher: Sendable {
     self.snippets = snippets
     var fileIndex: [Substring: Int32] = [:]
     for snippet in snippets {
-      let origin = snippet.origin
-      let file = origin.lastIndex(of: ":").map { origin[..<$0] } ?? origin[...]
+      let file = snippet.originFile
       if let index = fileIndex[file] {
         originFile.append(index)
       } else {

@@ -120,15 +120,9 @@ final class Picker {
       rows: result.snippets.map { index in
         let snippet = snippets[index]
         return PickerView.Row(
-          label: snippet.displayText(), trigger: snippet.triggers.first ?? "", source: Self.source(snippet.origin))
+          label: snippet.displayText(), trigger: snippet.triggers.first ?? "",
+          source: snippet.originFile.split(separator: "/").suffix(2).joined(separator: "/"))
       },
       selected: selected, total: result.total, trigger: trigger)
-  }
-
-  /// The last two parts of an origin's path (`file:line` → `dir/file`).
-  static func source(_ origin: String) -> String {
-    let file = origin.lastIndex(of: ":").map { origin[..<$0] } ?? origin[...]
-    let parts = file.split(separator: "/")
-    return parts.suffix(2).joined(separator: "/")
   }
 }

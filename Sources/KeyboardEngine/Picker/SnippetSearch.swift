@@ -84,7 +84,7 @@ public struct SnippetSearch: Sendable {
         if case .text(let text) = part { addWords(of: text, Self.inReplacement, limit: Self.replacementSearched) }
       }
       for (id, places) in mine { pairs.append((id, UInt32(index) | places)) }
-      lengths.append(UInt32(clamping: snippet.label?.unicodeScalars.count ?? snippet.displayLength))
+      lengths.append(UInt32(clamping: snippet.displayLength))
     }
     // The vocabulary sorted, and the postings grouped by word in that order.
     let order = words.indices.sorted { words[$0].lexicographicallyPrecedes(words[$1]) }
@@ -201,12 +201,7 @@ public struct SnippetSearch: Sendable {
 
   /// Whether some word of the vocabulary is `word` or starts with it.
   private func hasMatch(_ word: [UInt8]) -> Bool {
-    var found = false
-    for id in byteRanges[Int(word[0])] where isPrefix(word, of: id) {
-      found = true
-      break
-    }
-    return found
+    byteRanges[Int(word[0])].contains { isPrefix(word, of: $0) }
   }
 
   private func isPrefix(_ word: [UInt8], of id: Int) -> Bool {

@@ -58,13 +58,5 @@ extension VKBD {
       let parts = kinds.map { "\(counts[$0]!) \($0.rawValue)" }
       return "\(problems.count) \(noun)\(problems.count == 1 ? "" : "s"): \(parts.joined(separator: ", "))"
     }
-
-    /// The file and line of an origin `file:line`.
-    private static func place(_ origin: String) -> (String, Int) {
-      guard let colon = origin.lastIndex(of: ":"), let line = Int(origin[origin.index(after: colon)...]) else {
-        return (origin, 1)
-      }
-      return (String(origin[..<colon]), line)
-    }
   }
 }

@@ -164,12 +164,11 @@ struct SearchResult: Codable, Equatable {
     replace = snippet.writtenReplacement
     label = snippet.label
     triggers = snippet.triggers
-    let origin = snippet.origin
-    if let colon = origin.lastIndex(of: ":"), let line = Int(origin[origin.index(after: colon)...]) {
-      file = String(origin[..<colon])
+    if let line = snippet.originLine {
+      file = String(snippet.originFile)
       self.line = line
     } else {
-      file = origin
+      file = snippet.origin
       line = 0
     }
   }
