@@ -1,13 +1,26 @@
+import Foundation
 // swift-tools-version: 6.1
 import PackageDescription
-
-import class Foundation.ProcessInfo
 
 /// The key path checks exclusive access at compile time only in release
 /// builds: the runtime's checks (`swift_beginAccess`) cost more than the
 /// engine's own work per key event (README, Performance). Debug builds and
 /// the tests keep them.
 let releaseSettings: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
+/// Where pango's, cairo's and glib's headers are, for the agent's CPango:
+/// pkg-config's -I flags alone (SwiftPM would warn of glib's -pthread).
+let pangoIncludes: [SwiftSetting] = {
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  process.arguments = ["pkg-config", "--cflags-only-I", "pangocairo"]
+  let output = Pipe()
+  process.standardOutput = output
+  guard (try? process.run()) != nil else { return [] }
+  let flags = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  process.waitUntilExit()
+  return [.unsafeFlags(flags.split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] })]
+}()
 
 let package = Package(
   name: "vkbd",
@@ -46,6 +59,8 @@ let package = Package(
       name: "CAgent",
       linkerSettings: [.linkedLibrary("wayland-client")]
     ),
+    // Pango and cairo, for the snippet picker's window the agent draws.
+    .systemLibrary(name: "CPango", providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
     // PCRE2 for UTF-32 text: the regexes of triggers and app rules.
     .systemLibrary(
       name: "CPCRE2",
@@ -106,6 +121,7 @@ let package = Package(
       dependencies: [
         "AgentProtocol",
         "CAgent",
+        "CPango",
         "LinuxSystem",
         "SessionWork",
         "CSystemd",
@@ -114,6 +130,7 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
+      swiftSettings: pangoIncludes,
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -125,7 +142,8 @@ let package = Package(
         "vkbd", "vkbd-agent", "AgentProtocol", "SessionWork", "LinuxSystem",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
-      ]),
+      ],
+      swiftSettings: pangoIncludes),
     .testTarget(
       name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
     .testTarget(

@@ -41,10 +41,14 @@ final class DaemonLink: Reconnecting {
   private var lastFailure: String?
   private var retry: ScheduledTimer?
   var onDescriptorChange: () -> Void = {}
+  /// Where the daemon's snippet picker is shown; nil: this desktop has no
+  /// way for the agent to show it, and the hello says so.
+  private let picker: PickerWindow?
 
-  init(path: String, source: String, loop: EventLoop, logger: Logger) {
+  init(path: String, source: String, picker: PickerWindow?, loop: EventLoop, logger: Logger) {
     self.path = path
     self.source = source
+    self.picker = picker
     self.loop = loop
     self.logger = logger
     worker = SessionWorker(loop: loop)
@@ -53,6 +57,8 @@ final class DaemonLink: Reconnecting {
       disconnect("the daemon refused this agent: \(refusal.reason)")
     }
     reader.on(VariableRequest.self) { [unowned self] request, _ in work(request) }
+    reader.on(PickerShow.self) { [unowned self] view, _ in self.picker?.show(view) }
+    reader.on(PickerHide.self) { [unowned self] _, _ in self.picker?.hide() }
   }
 
   var pollFD: Int32? { connection?.fd.rawValue }
@@ -75,7 +81,7 @@ final class DaemonLink: Reconnecting {
     onDescriptorChange()
     lastFailure = nil
     logger.info("connected to the daemon", metadata: ["socket": "\(path)"])
-    send(Hello(agent: VKBDVersion.current, source: source))
+    send(Hello(agent: VKBDVersion.current, source: source, picker: picker != nil))
   }
 
   /// Remembers the focus and sends it when the daemon counts this agent. A
@@ -154,6 +160,7 @@ final class DaemonLink: Reconnecting {
 
   private func take(_ standing: SessionStanding) {
     isActive = standing.active
+    if !isActive { picker?.hide() }
     logger.info(
       isActive ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
     guard isActive else { return }
@@ -196,6 +203,8 @@ final class DaemonLink: Reconnecting {
     connection = nil
     withExtendedLifetime(old) { onDescriptorChange() }  // before the old fd closes
     isActive = false
+    // The daemon gave the keys back to the application when it lost this agent.
+    picker?.hide()
     failed("\(why); reconnecting")
   }
 

@@ -15,6 +15,8 @@ struct SessionEnvironment {
   /// The locale of characters (`LC_ALL`, else `LC_CTYPE`, else `LANG`),
   /// whose Compose file the session's applications read; empty if unset.
   var locale: String
+  /// `GTK_THEME`: `Adwaita:dark` where a dark theme is asked for this way.
+  var gtkTheme = ""
 
   static var current: SessionEnvironment {
     func variable(_ name: String) -> String? {
@@ -26,7 +28,8 @@ struct SessionEnvironment {
       wayland: wayland != nil, x11: x11 != nil,
       desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
       display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"),
-      locale: variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? "")
+      locale: variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? "",
+      gtkTheme: variable("GTK_THEME") ?? "")
   }
 }
 

@@ -144,6 +144,19 @@ final class ShellBridge: FocusSource, LayoutSource {
     return 0
   }
 
+  /// Emits one of the agent's signals, with a string or no argument.
+  func emit(_ member: String, _ argument: String?) {
+    var message: OpaquePointer?
+    guard sd_bus_message_new_signal(bus, &message, Self.objectPath, Self.interface, member) >= 0, let message else {
+      return
+    }
+    defer { sd_bus_message_unref(message) }
+    if let argument {
+      guard argument.withCString({ sd_bus_message_append_basic(message, DBus.type("s"), $0) }) >= 0 else { return }
+    }
+    _ = sd_bus_send(bus, message, nil)
+  }
+
   /// Sends a method call's empty reply.
   private static func reply(to message: OpaquePointer) {
     var reply: OpaquePointer?

@@ -80,7 +80,13 @@ struct VKBDAgent: ParsableCommand {
     let agent = try AgentLoop()
     let (focusSource, watches) = try openSource(environment, logger: logger)
     logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
-    let daemon = DaemonLink(path: socket, source: focusSource.name, loop: agent.loop, logger: logger)
+    let picker = print ? nil : openPicker(environment, focusSource: focusSource, logger: logger)
+    if let (window, pollable) = picker {
+      logger.info("the snippet picker is shown here", metadata: ["window": "\(window.name)"])
+      for item in pollable { agent.add(item) }
+    }
+    let daemon = DaemonLink(
+      path: socket, source: focusSource.name, picker: picker?.window, loop: agent.loop, logger: logger)
     let printed = { (message: any AgentProtocolMessage) in
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
@@ -189,6 +195,31 @@ struct VKBDAgent: ParsableCommand {
       } catch {
         logger.notice("cannot follow the X server's layout: \(error.message)")
       }
+    }
+    return nil
+  }
+
+  /// Where the snippet picker is shown, and what the loop must watch for
+  /// it: a layer-shell surface on Wayland compositors that have the
+  /// protocol (wlroots, KWin), the GNOME extension's on GNOME Shell, an
+  /// override-redirect window on X11; nil where none of them is there.
+  private func openPicker(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger) -> (
+    window: PickerWindow, pollable: [Pollable]
+  )? {
+    if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome { return (bridge, []) }
+    let appearance = Appearance(gtkTheme: environment.gtkTheme, logger: logger)
+    let theme = { [unowned appearance] in appearance.theme }
+    do {
+      if environment.wayland {
+        let window = try LayerShellPicker(theme: theme, logger: logger)
+        return (window, [window, appearance])
+      }
+      if environment.x11 {
+        let window = try X11Picker(theme: theme, logger: logger)
+        return (window, [window, appearance])
+      }
+    } catch {
+      logger.notice("no snippet picker in this session: \(error.message)")
     }
     return nil
   }

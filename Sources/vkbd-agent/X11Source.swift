@@ -140,8 +140,14 @@ final class X11Source: FocusSource {
     return reply.pointee.atom
   }
 
-  /// A property's bytes (at most 64 KiB), nil when the window has none of that type.
   private func property(of window: xcb_window_t, _ atom: xcb_atom_t, type: xcb_atom_t) -> [UInt8]? {
+    Self.property(of: window, atom, type: type, on: connection)
+  }
+
+  /// A property's bytes (at most 64 KiB), nil when the window has none of that type.
+  static func property(of window: xcb_window_t, _ atom: xcb_atom_t, type: xcb_atom_t, on connection: OpaquePointer)
+    -> [UInt8]?
+  {
     let cookie = xcb_get_property(connection, 0, window, atom, type, 0, 16_384)
     guard let reply = xcb_get_property_reply(connection, cookie, nil) else { return nil }
     defer { free(reply) }

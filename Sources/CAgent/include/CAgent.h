@@ -12,6 +12,8 @@
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 extern const struct wl_interface CAgent_managerInterface;
 extern const struct wl_interface CAgent_handleInterface;
@@ -92,5 +94,63 @@ enum {
 static inline void CAgent_request(struct wl_proxy *proxy, uint32_t opcode, int destroy) {
   wl_proxy_marshal_flags(proxy, opcode, NULL, wl_proxy_get_version(proxy), destroy ? WL_MARSHAL_FLAG_DESTROY : 0);
 }
+
+// The interfaces of wlr-layer-shell-unstable-v1 (LayerShell.c): the snippet
+// picker's window on wlroots compositors and KWin.
+extern const struct wl_interface CAgent_layerShellInterface;
+extern const struct wl_interface CAgent_layerSurfaceInterface;
+
+static inline const struct wl_interface *CAgent_layerShell(void) {
+  return &CAgent_layerShellInterface;
+}
+
+// The core interfaces the window binds, by their addresses.
+static inline const struct wl_interface *CAgent_compositor(void) {
+  return &wl_compositor_interface;
+}
+
+static inline const struct wl_interface *CAgent_shm(void) {
+  return &wl_shm_interface;
+}
+
+static inline const struct wl_interface *CAgent_output(void) {
+  return &wl_output_interface;
+}
+
+// zwlr_layer_shell_v1.get_layer_surface(surface, output: any, layer, namespace).
+static inline struct wl_proxy *CAgent_getLayerSurface(struct wl_proxy *shell, struct wl_proxy *surface,
+                                                      uint32_t layer, const char *namespace) {
+  return wl_proxy_marshal_flags(shell, 0, &CAgent_layerSurfaceInterface, wl_proxy_get_version(shell), 0, NULL,
+                                surface, NULL, layer, namespace);
+}
+
+// A layer surface's requests that take unsigned ints: set_size (2),
+// set_anchor, set_keyboard_interactivity, ack_configure (1).
+static inline void CAgent_requestUnsigned(struct wl_proxy *proxy, uint32_t opcode, uint32_t first, uint32_t second) {
+  wl_proxy_marshal_flags(proxy, opcode, NULL, wl_proxy_get_version(proxy), 0, first, second);
+}
+
+// zwlr_layer_surface_v1.set_margin(top, right, bottom, left).
+static inline void CAgent_setMargin(struct wl_proxy *proxy, int32_t top, int32_t right, int32_t bottom, int32_t left) {
+  wl_proxy_marshal_flags(proxy, 3, NULL, wl_proxy_get_version(proxy), 0, top, right, bottom, left);
+}
+
+// memfd_create(name, MFD_CLOEXEC), which glibc declares for _GNU_SOURCE
+// alone: the shared memory of the picker's buffers.
+static inline int CAgent_memfd(const char *name) {
+  return (int)syscall(SYS_memfd_create, name, 1U /* MFD_CLOEXEC */);
+}
+
+enum {
+  CAgent_layerSurfaceSetSize = 0,
+  CAgent_layerSurfaceSetAnchor = 1,
+  CAgent_layerSurfaceSetKeyboardInteractivity = 4,
+  CAgent_layerSurfaceAckConfigure = 6,
+  CAgent_layerSurfaceDestroy = 7,
+  CAgent_layerSurfaceEventConfigure = 0,
+  CAgent_layerSurfaceEventClosed = 1,
+  CAgent_layerOverlay = 3,
+  CAgent_anchorTop = 1,
+};
 
 #endif
