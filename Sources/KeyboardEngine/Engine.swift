@@ -512,6 +512,8 @@ extension Engine: KeyboardHost {
     openPicker(scope: snippets, trigger: trigger, into: &output)
   }
 
+  func openSearch(into output: inout KeyOutput) -> Bool { openPicker(scope: nil, trigger: nil, into: &output) }
+
   func notice(_ notice: EngineNotice) { onNotice?(notice) }
 
   func keysMayGo(at now: Instant, into output: inout KeyOutput) {

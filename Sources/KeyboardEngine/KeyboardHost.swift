@@ -38,6 +38,9 @@ protocol KeyboardHost: AnyObject {
   /// Opens the picker on the snippets that share `trigger`, just typed;
   /// false when it cannot be shown.
   func openMenu(_ snippets: [Int], trigger: String, into output: inout KeyOutput) -> Bool
+  /// Opens the picker on every snippet, as the chord does; false when it
+  /// cannot be shown.
+  func openSearch(into output: inout KeyOutput) -> Bool
   /// The expansion is done with the keys: those that waited go now, in
   /// order (and a layout reported meanwhile is followed).
   func keysMayGo(at now: Instant, into output: inout KeyOutput)

@@ -25,6 +25,10 @@ public struct Snippet: Sendable {
   public var searchTerms: [String] = []
   /// Where the snippet is defined (`file:line`), for messages.
   public var origin: String
+  /// Its trigger opens the picker on every snippet instead (espanso's
+  /// `search_trigger`): the trigger goes, nothing is typed, and the
+  /// picker never lists it.
+  public var opensSearch = false
 
   /// The file of ``origin``: what stands before its last colon (all of it
   /// when it has none).

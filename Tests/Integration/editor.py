@@ -1,7 +1,8 @@
 """A small GTK 3 text editor for the desktop tests: a window with a text
 view, whose text it writes to FILE at every change, so that a test reads back
-exactly what the application received. Its Wayland app id is its program
-name, vkbd-test-editor (GTK 3 names its windows after the program).
+exactly what the application received, and to FILE.focus how often its
+window lost the keyboard focus. Its Wayland app id is its program name,
+vkbd-test-editor (GTK 3 names its windows after the program).
 
     editor.py FILE"""
 
@@ -28,6 +29,17 @@ window = Gtk.Window(title="Notes")
 view = Gtk.TextView()
 window.add(view)
 view.get_buffer().connect("changed", save)
+focus_lost = 0
+
+
+def lost_focus(*_):
+    global focus_lost
+    focus_lost += 1
+    with open(path + ".focus", "w") as file:
+        file.write("%d\n" % focus_lost)
+
+
+window.connect("focus-out-event", lost_focus)
 window.connect("destroy", Gtk.main_quit)
 window.show_all()
 view.grab_focus()

@@ -10,6 +10,7 @@ can drive the VM's i8042 keyboard.
 Exits 0 when every selected test passed."""
 
 import argparse
+import base64
 import hashlib
 import json
 import os
@@ -27,7 +28,7 @@ CACHE = os.path.join(REPO, ".cache", "vm")
 PACKAGES = ["qemu-system-x86", "busybox-static", "cpio", "python3-evdev", "evtest", "libxkbcommon-tools",
             "util-linux", "xz-utils", "libinput-tools", "udev", "sway", "seatd", "foot", "fonts-dejavu-core",
             "interception-tools", "ydotool", "python3-gi", "gir1.2-gtk-3.0", "dbus", "xvfb", "openbox", "xdotool",
-            "x11-utils", "grim"]
+            "x11-utils", "x11-apps", "grim"]
 MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "netfs",
            "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput", "overlay"]
 
@@ -50,6 +51,21 @@ def kernel_package():
     if not match:
         sys.exit("vm: cannot find Debian's kernel package (apt-cache depends linux-image-amd64)")
     return match.group(1)
+
+
+ARTIFACTS = os.path.join(CACHE, "artifacts")
+
+
+def save_artifact(request):
+    """A file a guest test gives the host (`@@FILE NAME BASE64`, see
+    vmlib.save): a screenshot, kept under .cache/vm/artifacts."""
+    name, _, data = request.partition(" ")
+    name = os.path.basename(name) or "artifact"
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    path = os.path.join(ARTIFACTS, name)
+    with open(path, "wb") as out:
+        out.write(base64.b64decode(data))
+    print("vm: saved %s" % os.path.relpath(path, REPO), flush=True)
 
 
 def prepare_kernel():
@@ -240,6 +256,9 @@ def boot(options, version, vmlinuz, initramfs, select, icount):
                 reply = qmp.execute(request["command"])
                 if "error" in reply:
                     print("vm: QMP error: %s" % reply["error"], flush=True)
+                continue
+            if line.startswith("@@FILE "):
+                save_artifact(line[len("@@FILE "):])
                 continue
             print(line, flush=True)
             match = re.match(r"integration: (\d+) passed, (\d+) failed", line)

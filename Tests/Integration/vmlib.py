@@ -3,6 +3,7 @@ input devices (python3-evdev), the daemon as a process, and the host's QMP
 for the VM's i8042 keyboard. Everything a test starts is stopped by
 `cleanup()`, which the harness calls after each test."""
 
+import base64
 import json
 import os
 import select
@@ -315,6 +316,12 @@ def probe_lines(probe, timeout=600):
     probe.wait(timeout=timeout)
     probe.output.seek(0)
     return [line for line in probe.output.read().split("\n") if line]
+
+
+def save(name, data):
+    """Gives the host a file (a screenshot): vm.py keeps it as
+    .cache/vm/artifacts/NAME."""
+    print("@@FILE %s %s" % (name, base64.b64encode(data).decode()), flush=True)
 
 
 def qmp(command, delay_ms=0):

@@ -147,6 +147,14 @@ final class Expander {
       capitalized: match.typedLength > 0 && view.isAutoCapitalized(fromEnd: match.typedLength - 1),
       key: code, next: next,
       deadline: time.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds))
+    // espanso's search_trigger: the trigger goes, then the picker opens
+    // on every snippet (where it cannot be shown, the trigger just goes).
+    if snippets.snippets[match.snippet].opensSearch {
+      guard case .typed = proceed(expansion, at: time, host, &output) else { return false }
+      host.swallowRelease(of: code, true)
+      _ = host.openSearch(into: &output)
+      return true
+    }
     // A trigger several snippets share opens the picker on them, when it
     // can be shown; else the first fires.
     if let shared = snippets.sharing(match) {

@@ -30,6 +30,9 @@ public struct SnippetSearch: Sendable {
   /// Each snippet's length for ranking (its label's, else its replacement's).
   private var lengths: [UInt32] = []
   public var count: Int { lengths.count }
+  /// Every snippet the picker lists, in load order: all but those whose
+  /// trigger opens it.
+  private var listed: [Int] = []
 
   /// Where a word is in a snippet (the high bits of a posting).
   private static let wholeTrigger: UInt32 = 1 << 27
@@ -74,6 +77,9 @@ public struct SnippetSearch: Sendable {
         SearchFolding.words(text, limit: limit, into: &found)
         for word in found { add(word, place) }
       }
+      lengths.append(UInt32(clamping: snippet.displayLength))
+      guard !snippet.opensSearch else { continue }
+      listed.append(index)
       for trigger in snippet.triggers {
         add(SearchFolding.whole(trigger), Self.wholeTrigger)
         addWords(of: trigger, Self.inTrigger)
@@ -84,7 +90,6 @@ public struct SnippetSearch: Sendable {
         if case .text(let text) = part { addWords(of: text, Self.inReplacement, limit: Self.replacementSearched) }
       }
       for (id, places) in mine { pairs.append((id, UInt32(index) | places)) }
-      lengths.append(UInt32(clamping: snippet.displayLength))
     }
     // The vocabulary sorted, and the postings grouped by word in that order.
     let order = words.indices.sorted { words[$0].lexicographicallyPrecedes(words[$1]) }
@@ -147,7 +152,7 @@ public struct SnippetSearch: Sendable {
         queryWords.append(folded)
       }
     }
-    let members = scope ?? Array(0..<count)
+    let members = scope ?? listed
     guard !queryWords.isEmpty else {
       return Result(snippets: Array(members.prefix(limit)), total: members.count)
     }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import CAgent
 import Glibc
+import LinuxSystem
 import Logging
 
 /// The snippet picker on wlroots compositors and KWin: a wlr-layer-shell
@@ -150,6 +151,11 @@ final class LayerShellPicker: PickerWindow, Pollable {
     wl_surface_set_buffer_scale(surface, scale)
     wl_surface_attach(surface, buffer, 0, 0)
     wl_surface_damage_buffer(surface, 0, 0, width, pixelHeight)
+    // The compositor calls back when it has drawn the frame: the time at
+    // which the rows are on screen, logged for the latency tests.
+    if let callback = wl_surface_frame(surface) {
+      wl_proxy_add_dispatcher(callback, Self.frameEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    }
     wl_surface_commit(surface)
   }
 
@@ -219,6 +225,15 @@ final class LayerShellPicker: PickerWindow, Pollable {
     default:
       break
     }
+    return 0
+  }
+
+  /// wl_callback `done` (0): the frame is on screen.
+  private static let frameEvent: wl_dispatcher_func_t = { _, proxy, _, _, _ in
+    guard let proxy else { return 0 }
+    picker(proxy).logger.debug(
+      "the picker's frame is on screen", metadata: ["monotonic_us": "\(monotonicMicroseconds())"])
+    wl_callback_destroy(OpaquePointer(proxy))
     return 0
   }
 

@@ -1,6 +1,7 @@
 import AgentProtocol
 import CXCB
 import Glibc
+import LinuxSystem
 import Logging
 
 /// The snippet picker on X11: an override-redirect window (the window
@@ -179,6 +180,8 @@ final class X11Picker: PickerWindow, Pollable {
         Int16(row), 0, 24, UInt32(count * Int(stride)), memory.advanced(by: row * Int(stride)))
       row += count
     }
+    _ = xcb_flush(connection)
+    logger.debug("the picker's frame is on screen", metadata: ["monotonic_us": "\(monotonicMicroseconds())"])
   }
 
   /// The bits a pixel of `depth` takes in a ZPixmap image.

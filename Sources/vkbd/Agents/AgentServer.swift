@@ -82,8 +82,10 @@ final class AgentServer {
 
   /// What `vkbd status` says of an agent.
   var statuses: [AgentStatus] {
-    connections.values.map { AgentStatus(uid: $0.uid, pid: $0.pid, source: $0.source, active: $0.active) }
-      .sorted { ($0.uid, $0.pid) < ($1.uid, $1.pid) }
+    connections.values.map {
+      AgentStatus(uid: $0.uid, pid: $0.pid, source: $0.source, active: $0.active, picker: $0.showsPicker)
+    }
+    .sorted { ($0.uid, $0.pid) < ($1.uid, $1.pid) }
   }
 
   /// Creates the socket, mode 0666 (any user may connect; the daemon

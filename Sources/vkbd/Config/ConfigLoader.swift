@@ -168,6 +168,7 @@ enum ConfigLoader {
           guard let text = reader.string(shortcut, key: "picker.shortcut") else { continue }
           do {
             engine.pickerShortcut = try KeyNames.shortcut(text)
+            configuration.pickerShortcutWritten = true
           } catch {
             reader.report("picker.shortcut: \(error.message)", at: shortcut)
           }

@@ -7,6 +7,9 @@ import LinuxSystem
 struct Configuration {
   /// What the engine does.
   var engine = EngineConfiguration()
+  /// Whether the file sets `picker.shortcut` (else espanso's
+  /// `search_shortcut` of the user's may).
+  var pickerShortcutWritten = false
   /// The configured layout, compiled when the config was checked (the
   /// engine is built on it, not on a second compile); nil means the
   /// system's (see ``SystemKeyboard``).

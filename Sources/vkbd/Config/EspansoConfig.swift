@@ -99,6 +99,47 @@ enum EspansoConfig {
   }
 }
 
+extension EspansoConfig {
+  /// espanso's search bar settings, in `config/default.yml`.
+  struct Search: Equatable {
+    /// `search_shortcut`: nil when the file does not set it; `.some(nil)`: `off`.
+    var shortcut: Shortcut??
+    /// `search_trigger`, as a snippet that opens the picker.
+    var trigger: Snippet?
+
+    static func == (left: Search, right: Search) -> Bool {
+      left.shortcut == right.shortcut && left.trigger?.triggers == right.trigger?.triggers
+    }
+  }
+
+  /// The search settings of the user's espanso config: its search bar's
+  /// shortcut and trigger open vkbd's picker, which stands in for it.
+  static func search(in files: some MatchFileSource, root: String) -> (Search, [ConfigProblem]) {
+    var search = Search()
+    var reader = YAMLReader(file: root + "/config/default.yml")
+    guard let text = try? files.read(reader.file), let node = reader.compose(text),
+      case .mapping(let mapping) = node.content
+    else { return (search, reader.problems) }
+    for (key, value) in mapping {
+      guard case .scalar(let name, _) = key.content, name == "search_shortcut" || name == "search_trigger",
+        let setting = reader.string(value, key: name)
+      else { continue }
+      if name == "search_shortcut" {
+        do {
+          search.shortcut = .some(try KeyNames.shortcut(setting))
+        } catch {
+          reader.warn("search_shortcut: \(error.message)", at: value, kind: .unsupported)
+        }
+      } else if !setting.isEmpty && setting.lowercased() != "off" {
+        var snippet = Snippet(trigger: setting, replace: "", origin: "\(reader.file):\(value.line)")
+        snippet.opensSearch = true
+        search.trigger = snippet
+      }
+    }
+    return (search, reader.problems + reader.warnings)
+  }
+}
+
 extension AppRules {
   /// These rules with `more` after the config's own and before the
   /// built-in ones.

@@ -247,6 +247,7 @@ enum Report {
       lines.append(
         (index == 0 ? "agents    " : "          ")
           + "uid \(agent.uid) (pid \(agent.pid)): \(agent.source ?? "no hello yet"), "
+          + (agent.picker == true ? "shows the picker, " : "")
           + (agent.active ? "counts" : "ignored: not the active session's user"))
     }
     return lines.map { $0 + "\n" }.joined()

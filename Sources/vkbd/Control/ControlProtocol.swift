@@ -115,6 +115,8 @@ struct AgentStatus: Codable, Equatable {
   var source: String?
   /// Whether its reports count.
   var active: Bool
+  /// Whether it shows the snippet picker (absent in older replies).
+  var picker: Bool? = nil
 }
 
 /// One app rule, in the order they are tried.

@@ -118,6 +118,8 @@ extension Daemon {
   func userSnippetsChanged(_ sent: (files: [String: String], directory: String, uid: uid_t)?) {
     var snippets: [Snippet] = []
     var rules: [AppRule] = []
+    var search = EspansoConfig.Search()
+    let hadAny = !userSnippets.isEmpty || !userRules.isEmpty || userSearch != EspansoConfig.Search()
     if let sent {
       let files = SentFiles(files: sent.files)
       let root = MatchPaths.normalized(sent.directory)
@@ -125,27 +127,30 @@ extension Daemon {
       loader.load(directory: root + "/match")
       loader.finish()
       let (found, skipped) = EspansoConfig.rules(in: files, root: root)
-      for problem in loader.problems + loader.warnings + skipped {
+      let searchProblems: [ConfigProblem]
+      (search, searchProblems) = EspansoConfig.search(in: files, root: root)
+      for problem in loader.problems + loader.warnings + skipped + searchProblems {
         logger.notice("user snippets: \(problem)", metadata: ["uid": "\(sent.uid)"])
       }
-      snippets = loader.snippets
+      snippets = loader.snippets + (search.trigger.map { [$0] } ?? [])
       rules = found
-      if snippets.isEmpty && rules.isEmpty && userSnippets.isEmpty && userRules.isEmpty { return }
+      if snippets.isEmpty && rules.isEmpty && search == EspansoConfig.Search() && !hadAny { return }
       logger.info(
         "using the user's own snippets",
         metadata: [
-          "uid": "\(sent.uid)", "snippets": "\(snippets.count)", "files": "\(loader.files.count)",
-          "app rules": "\(rules.count)",
+          "uid": "\(sent.uid)", "snippets": "\(loader.snippets.count)", "files": "\(loader.files.count)",
+          "app rules": "\(rules.count)", "search shortcut": "\(search.shortcut == nil ? "-" : "espanso's")",
         ])
-    } else if userSnippets.isEmpty && userRules.isEmpty {
+    } else if !hadAny {
       return
     } else {
       logger.info("the user's own snippets are no longer in use")
     }
     userSnippets = snippets
     userRules = rules
+    userSearch = search
     do {
-      install(try Self.makeEngine(configuration, userSnippets: snippets, logger: logger))
+      install(try Self.makeEngine(configuration, userSnippets: snippets, search: search, logger: logger))
     } catch {
       logger.error("user snippets: \(error)")
     }

@@ -43,6 +43,8 @@ final class Daemon {
   /// The app rules of the active user's espanso configs (`enable: false`
   /// for some windows), after the config's own.
   var userRules: [AppRule] = []
+  /// The search settings of the user's espanso config.
+  var userSearch = EspansoConfig.Search()
   /// The rules in force: the config's, the user's, the built-in ones.
   var appRules: AppRules { configuration.apps.adding(userRules) }
   /// The layout the config names, or the system's: the engine's when no
@@ -110,7 +112,8 @@ final class Daemon {
   }
 
   static func makeEngine(
-    _ configuration: Configuration, userSnippets: [Snippet] = [], logger: Logger
+    _ configuration: Configuration, userSnippets: [Snippet] = [], search: EspansoConfig.Search = .init(),
+    logger: Logger
   ) throws(SystemError) -> Engine {
     let layout: Layout
     do {
@@ -119,7 +122,12 @@ final class Daemon {
       throw SystemError("compile keymap", error.description, errno: .invalidArgument)
     }
     let snippets = SnippetMatcher(configuration.snippets + userSnippets)
-    let engine = Engine(layout: layout, configuration: configuration.engine, snippets: snippets)
+    var engineConfiguration = configuration.engine
+    // espanso's search_shortcut stands where vkbd.yaml names none.
+    if !configuration.pickerShortcutWritten, let shortcut = search.shortcut {
+      engineConfiguration.pickerShortcut = shortcut
+    }
+    let engine = Engine(layout: layout, configuration: engineConfiguration, snippets: snippets)
     engine.onNotice = { logger.warning("\($0)") }
     engine.prepareSearch()
     logger.info(
@@ -314,7 +322,7 @@ final class Daemon {
       fresh = try ConfigLoader.load(path: configPath, fallback: .daemonFile)
       let unsafe = fresh.filesOthersCouldEdit()
       guard unsafe.isEmpty else { throw ConfigErrors(problems: unsafe) }
-      newEngine = try Self.makeEngine(fresh, userSnippets: userSnippets, logger: logger)
+      newEngine = try Self.makeEngine(fresh, userSnippets: userSnippets, search: userSearch, logger: logger)
     } catch let errors as ConfigErrors {
       for problem in errors.problems { logger.error("reload: \(problem)") }
       logger.error("reload failed: the previous configuration keeps running")
