@@ -21,12 +21,13 @@ import Testing
     let agent: AgentLoop
     let link: DaemonLink
     var reports: [FocusReport?] = []
+    let picker = RecordingPicker()
 
     init() throws {
       loop = try EventLoop()
       server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
       agent = try AgentLoop()
-      link = DaemonLink(path: path, source: "x11", loop: agent.loop, logger: Logger(label: "test"))
+      link = DaemonLink(path: path, source: "x11", picker: picker, loop: agent.loop, logger: Logger(label: "test"))
       agent.add(link)
       server.onFocus = { [unowned self] in reports.append($0) }
     }
@@ -39,6 +40,44 @@ import Testing
         try agent.turn(timeoutMilliseconds: 0)
       }
     }
+  }
+
+  /// What the daemon asked the agent's picker window to show.
+  final class RecordingPicker: PickerWindow {
+    let name = "test"
+    var shown: [PickerShow?] = []
+    func show(_ view: PickerShow) { shown.append(view) }
+    func hide() { shown.append(nil) }
+  }
+
+  @Test func thePickerShowsWhatTheDaemonSendsAndHidesWhenTheDaemonGoes() throws {
+    var pair: Pair? = try Pair()
+    pair!.link.connect()
+    try pair!.pump()
+    let view = PickerShow(
+      query: "regards", labels: ["Signature"], triggers: [":sig"], sources: ["base.yml"], selected: 0, total: 1,
+      trigger: nil)
+    #expect(!pair!.server.showPicker(view), "an agent of a session that does not count shows nothing")
+    pair!.server.setActiveUsers([geteuid()])
+    try pair!.pump()
+    #expect(pair!.server.statuses.first?.picker == true, "its hello said it shows the picker")
+    pair!.picker.shown = []  // (a session that did not count hid it)
+    #expect(pair!.server.showPicker(view))
+    try pair!.pump()
+    #expect(pair!.picker.shown == [view])
+    #expect(pair!.server.showPicker(nil))
+    try pair!.pump()
+    #expect(pair!.picker.shown == [view, nil])
+    #expect(pair!.server.showPicker(view))
+    try pair!.pump()
+    // The daemon goes while the picker is shown: the window goes too (the
+    // daemon gave the keys back to the application).
+    let picker = pair!.picker
+    let (agent, link) = (pair!.agent, pair!.link)
+    pair = nil
+    for _ in 0..<10 { try agent.turn(timeoutMilliseconds: 5) }
+    #expect(picker.shown.last == .some(nil))
+    #expect(!link.isConnected)
   }
 
   @Test func theLinkReportsOnlyWhileTheDaemonCountsIt() throws {
@@ -68,7 +107,7 @@ import Testing
     var pair: Pair? = try Pair()
     let path = pair!.path
     let agent = try AgentLoop()
-    let link = DaemonLink(path: path, source: "x11", loop: agent.loop, logger: Logger(label: "test"))
+    let link = DaemonLink(path: path, source: "x11", picker: nil, loop: agent.loop, logger: Logger(label: "test"))
     agent.add(link)
     link.connect()
     try pair!.pump()

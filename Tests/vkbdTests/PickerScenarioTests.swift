@@ -1,5 +1,7 @@
+import CEvdev
 import Foundation
 import KeyboardEngine
+import Logging
 import Testing
 
 @testable import vkbd
@@ -145,5 +147,67 @@ import Testing
     #expect(results.first?.triggers == [] && results.first?.label == "Summarize the text")
     #expect(results.first?.file == path && results.first?.line == 9)
     #expect(try VKBDBinary.run(["search", "--limit", "5000", "x"]).status == 64)
+  }
+}
+
+/// A user's espanso search bar settings (config/default.yml) open vkbd's
+/// picker: `search_shortcut` where vkbd.yaml names no shortcut, and
+/// `search_trigger` typed anywhere.
+@Suite struct EspansoSearchSettingsTests {
+  static let root = "/home/ada/.config/espanso"
+
+  static func search(_ defaults: String) -> (EspansoConfig.Search, [ConfigProblem]) {
+    EspansoConfig.search(in: SentFiles(files: [root + "/config/default.yml": defaults]), root: root)
+  }
+
+  @Test func theShortcutAndTheTriggerAreRead() throws {
+    let (search, problems) = Self.search(
+      "toggle_key: ALT\nsearch_shortcut: CTRL+SHIFT+SPACE\nsearch_trigger: \":srch\"\n")
+    #expect(problems.isEmpty)
+    #expect(search.shortcut == .some(Shortcut(key: UInt16(KEY_SPACE), modifiers: [.control, .shift])))
+    let trigger = try #require(search.trigger)
+    #expect(trigger.triggers == [":srch"] && trigger.opensSearch)
+    #expect(trigger.origin == Self.root + "/config/default.yml:3")
+    #expect(Self.search("search_shortcut: off\n").0.shortcut == .some(nil))
+    #expect(Self.search("search_trigger: off\n").0.trigger == nil)
+    #expect(Self.search("backend: clipboard\n").0 == EspansoConfig.Search())
+    let (bad, badProblems) = Self.search("search_shortcut: ALT+NOPE\n")
+    #expect(bad.shortcut == nil)
+    #expect(
+      badProblems.map(\.description) == [
+        "\(Self.root)/config/default.yml:1:18: search_shortcut: "
+          + "unknown key name 'nope' in 'ALT+NOPE' (a shortcut like alt-space)"
+      ])
+  }
+
+  @Test func theTriggerGoesAndThePickerOpensOnEverySnippetButItself() throws {
+    let configuration = try ConfigLoader.parse(PickerScenarioTests.config, file: "test.yaml")
+    let trigger = try #require(Self.search("search_trigger: \"jkj\"\n").0.trigger)
+    let result = try SimulationResult(
+      script: "type a jkj\ntype main", layout: Simulation.layout("us"), configuration: configuration.engine,
+      snippets: SnippetMatcher(configuration.snippets + [trigger]), rules: configuration.apps)
+    #expect(result.text == "a ")
+    let view = try #require(result.picker)
+    #expect(view.query == "main" && view.rows.first?.label == "Home address")
+    let all = try SimulationResult(
+      script: "type jkj", layout: Simulation.layout("us"), configuration: configuration.engine,
+      snippets: SnippetMatcher(configuration.snippets + [trigger]), rules: configuration.apps)
+    #expect(all.text == "")
+    #expect(all.picker?.total == configuration.snippets.count)
+    #expect(all.picker?.rows.contains { $0.trigger == "jkj" } == false)
+  }
+
+  @Test func vkbdYAMLsShortcutWinsOverEspansos() throws {
+    let (search, _) = Self.search("search_shortcut: CTRL+SPACE\n")
+    let us = "layout:\n  layout: us\n"
+    let written = try ConfigLoader.parse(us + "picker:\n  shortcut: alt-p\n", file: "c.yaml")
+    #expect(written.pickerShortcutWritten)
+    let plainConfiguration = try ConfigLoader.parse(us, file: "c.yaml")
+    #expect(!plainConfiguration.pickerShortcutWritten)
+    let logger = Logger(label: "test")
+    let engine = try Daemon.makeEngine(written, search: search, logger: logger)
+    #expect(engine.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_P), modifiers: .alt))
+    let plain = try Daemon.makeEngine(plainConfiguration, search: search, logger: logger)
+    #expect(plain.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_SPACE), modifiers: .control))
   }
 }
