@@ -37,7 +37,7 @@ AGENT_PACKAGES := wl-clipboard xclip zenity
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-data libx11-data libsystemd0 libwayland-client0 \
 	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 $(AGENT_PACKAGES)
 
-.PHONY: all release completions desktop run check unit-tests install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions desktop desktop-test run check unit-tests install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -86,11 +86,20 @@ run: run-deps release
 	.build/release/vkbd run
 
 # Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
-check: build-deps unit-tests install-test package-test fuzz-quick vm-tests
+check: build-deps unit-tests install-test package-test fuzz-quick desktop-test vm-tests
 
 unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# The snippet picker in a real GNOME Shell, headless on this machine, drawn
+# by the extension in the form the installed shell loads (Tests/Desktop).
+desktop-test: build-deps desktop
+	@./scripts/install-packages gnome-shell dbus-daemon python3-gi
+	$(SWIFT) build --product vkbd-agent
+	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
+		/usr/bin/python3 Tests/Desktop/gnome_shell_picker.py .build/debug/vkbd-agent \
+		.build/desktop/$$form/$(GNOME_EXTENSION_UUID)
 
 # libFuzzer over the config loader, the script parser, the request parser,
 # the agent message reader and the regex front end (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,

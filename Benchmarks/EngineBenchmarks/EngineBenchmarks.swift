@@ -34,6 +34,20 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("one 2000-character expansion", configuration: .init(scalingFactor: .one)) { benchmark in
     Feeder.named("expansion") { Feeder(expansion: 2000) }.expandOnce()
   }
+  // The picker's search (DESIGN 8): each key typed in its query searches
+  // the whole collection again; 100,000 snippets is the hub's size after
+  // duplicates. One iteration is one key of a query typed letter by letter.
+  Benchmark("picker search, one key, 100000 snippets", configuration: .init(scalingFactor: .one)) { benchmark in
+    let search = PickerCorpus.search
+    let queries = PickerCorpus.queries
+    for iteration in benchmark.scaledIterations {
+      blackHole(search.search(queries[iteration % queries.count], limit: 50))
+    }
+  }
+  Benchmark("picker index built, 100000 snippets", configuration: .init(scalingFactor: .one, maxIterations: 10)) {
+    benchmark in
+    for _ in benchmark.scaledIterations { blackHole(SnippetSearch(PickerCorpus.snippets)) }
+  }
   // Load-time work: a keymap compiled and its tables built, at start and
   // whenever the desktop's layout changes.
   for (name, names) in [
@@ -165,4 +179,31 @@ func regexSnippets(_ count: Int) -> SnippetMatcher {
       snippet.regex = try! TriggerRegex(shapes[index % shapes.count](word))
       return snippet
     })
+}
+
+/// 100,000 snippets with labels and replacements of words drawn from a
+/// vocabulary of 5,000 made-up words, and the queries of three phrases
+/// typed letter by letter (each prefix one search).
+enum PickerCorpus {
+  nonisolated(unsafe) static let snippets: [Snippet] = {
+    var generator = SeededGenerator(state: 7)
+    let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ber", "gen", "ster", "ing", "al", "on", "ex"]
+    let words = (0..<5000).map { _ in
+      (0..<Int.random(in: 2...4, using: &generator)).map { _ in syllables.randomElement(using: &generator)! }.joined()
+    }
+    return (0..<100_000).map { index in
+      let phrase = { (count: Int) in
+        (0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ")
+      }
+      var snippet = Snippet(
+        trigger: ":" + words[index % words.count] + "\(index)",
+        replace: phrase(Int.random(in: 4...30, using: &generator)))
+      if index % 3 == 0 { snippet.label = phrase(3) }
+      return snippet
+    }
+  }()
+  nonisolated(unsafe) static let search = SnippetSearch(snippets)
+  static let queries: [String] = ["kalo ster", "mine rubering", "voti exal gen"].flatMap { phrase in
+    (1...phrase.count).map { String(phrase.prefix($0)) }
+  }
 }

@@ -66,6 +66,8 @@ public final class Engine {
   public var onPicker: ((PickerView?) -> Bool)?
   /// The picker while it is open: every key goes to it.
   private var picker: Picker?
+  /// The key that opened the picker, until it is released.
+  private var pickerOpener: UInt16?
   /// The key of the picker's chord (``UInt16/max``: none), read on every press.
   private var pickerKey: UInt16
   /// The picker's search over every snippet, built on first use
@@ -98,6 +100,9 @@ public final class Engine {
 
   /// Builds the picker's search now, off the key path (the daemon, at load).
   public func prepareSearch() { _ = search }
+
+  /// The bytes the picker's search index holds (built if it was not).
+  public var searchIndexBytes: Int { search.storageBytes }
 
   /// The snippets that match `query`, ranked as the picker ranks them.
   public func searchSnippets(_ query: String, limit: Int) -> SnippetSearch.Result {
@@ -168,15 +173,22 @@ public final class Engine {
         && openPicker(scope: nil, trigger: nil, into: &output)
       {
         keys.swallowRelease[Int(code)] = true
+        pickerOpener = code
         return
       }
       keyDown(code, at: event.time, into: &output)
+      if picker != nil { pickerOpener = code }  // a shared trigger's last key, a search trigger's
     case .up:
       guard keys.release(code) else { return }
+      if code == pickerOpener { pickerOpener = nil }
       picker?.release(code)
       keyUp(code, into: &output)
     case .repeat:
-      if picker != nil { return pickerPress(code, repeated: true, at: event.time, into: &output) }
+      // The repeats of the key that opened the picker are neither the
+      // picker's query nor the application's.
+      if picker != nil {
+        return code == pickerOpener ? () : pickerPress(code, repeated: true, at: event.time, into: &output)
+      }
       // The engine repeats the keys it took over; the desktop repeats the
       // others at its own rate, so how many characters it typed is unknown.
       if decodes && !keys.swallowRelease[Int(code)] && !decoder.isModifier(code) { resetText() }

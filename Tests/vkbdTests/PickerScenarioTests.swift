@@ -1,3 +1,4 @@
+import AgentProtocol
 import CEvdev
 import Foundation
 import KeyboardEngine
@@ -209,5 +210,69 @@ import Testing
     #expect(engine.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_P), modifiers: .alt))
     let plain = try Daemon.makeEngine(plainConfiguration, search: search, logger: logger)
     #expect(plain.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_SPACE), modifiers: .control))
+  }
+}
+
+/// The picker's bad input (issue 27): the chord twice or held, Enter while
+/// an insertion is still typed, a variable that fails, huge and unprintable
+/// labels.
+@Suite struct PickerBadInputTests {
+  @Test func theChordPressedTwiceClosesItAndHeldItStaysOpen() throws {
+    let twice = try Simulation.run("tap leftalt+space\ntap leftalt+space\ntype x", config: PickerScenarioTests.config)
+    #expect(twice.picker == nil && twice.text == "x")
+    // The key repeats while held: it opened the picker once, and it stays.
+    let held = try Simulation.run(
+      "press leftalt\nhold space 2000\nrelease leftalt\ntype addr", config: PickerScenarioTests.config)
+    #expect(held.text == "")
+    #expect(held.picker?.query == "addr")
+    #expect(PickerScenarioTests.nothingHeld(held))
+  }
+
+  @Test func enterWhileAnInsertionIsStillTypedInsertsAfterIt() throws {
+    let config = """
+      autocapitalize: false
+      expansion:
+        gap_ms: 40
+      matches:
+        - label: "first"
+          replace: "one two three four five"
+        - label: "second"
+          replace: " six"
+      """
+    let result = try Simulation.run(
+      "tap leftalt+space\ntype first\ntap enter\ntap leftalt+space\ntype second\ntap enter\nwait 3000", config: config)
+    #expect(result.text == "one two three four five six")
+    #expect(result.picker == nil)
+    #expect(PickerScenarioTests.nothingHeld(result))
+  }
+
+  @Test func aSnippetWhoseVariableFailsClosesThePickerAndTypesNothing() throws {
+    let config = """
+      autocapitalize: false
+      matches:
+        - label: "broken"
+          replace: "got {{out}}"
+          vars:
+            - name: out
+              type: shell
+              params:
+                cmd: "exit 3"
+      """
+    let result = try Simulation.run(
+      "type a \ntap leftalt+space\ntype broken\ntap enter\nwait 2000\ntype b", config: config)
+    #expect(result.text == "a b")
+    #expect(result.picker == nil)
+  }
+
+  @Test func aHugeLabelWithControlCharactersIsShownShortAndPrintable() throws {
+    let label = "bell\u{7}tab\tescape\u{1B}" + String(repeating: "x", count: 1 << 20)
+    var snippet = Snippet(trigger: ":huge", replace: "y")
+    snippet.label = label
+    let shown = snippet.displayText()
+    #expect(shown.unicodeScalars.count == 80 && shown.hasSuffix("…"))
+    #expect(!shown.unicodeScalars.contains { $0.properties.generalCategory == .control })
+    let view = PickerShow(
+      query: "", labels: [shown], triggers: [":huge"], sources: ["a.yml"], selected: 0, total: 1, trigger: nil)
+    #expect(throws: Never.self) { try view.validate() }
   }
 }

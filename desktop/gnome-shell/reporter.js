@@ -94,7 +94,9 @@ class PickerView {
     this._box.destroy_all_children();
     this._box.set_style(`width: ${PICKER_WIDTH}px; padding: 8px; border-radius: 8px; ` +
       `background-color: ${theme.background}; border: 1px solid ${theme.border};`);
-    const header = new St.BoxLayout({style: 'height: 40px; padding: 0 8px;'});
+    const header = new St.BoxLayout({
+      style: `height: 40px; padding: 0 8px; border-bottom: 1px solid ${theme.border};`,
+    });
     let prompt = view.query;
     if (!prompt)
       prompt = view.trigger ? `Choose a snippet for ${view.trigger}` : 'Search snippets';

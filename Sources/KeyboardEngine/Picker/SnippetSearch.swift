@@ -34,6 +34,12 @@ public struct SnippetSearch: Sendable {
   /// trigger opens it.
   private var listed: [Int] = []
 
+  /// The bytes the index's arrays hold (`vkbd status`).
+  public var storageBytes: Int {
+    bytes.count + (starts.count + postings.count + postingStarts.count + lengths.count) * 4
+      + listed.count * MemoryLayout<Int>.size + byteRanges.count * MemoryLayout<Range<Int>>.size
+  }
+
   /// Where a word is in a snippet (the high bits of a posting).
   private static let wholeTrigger: UInt32 = 1 << 27
   private static let inTrigger: UInt32 = 1 << 28

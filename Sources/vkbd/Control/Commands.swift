@@ -218,7 +218,7 @@ enum Report {
     config    \(status.config) (loaded \(status.configLoaded))
     layout    \(status.layout)\(status.layoutOrigin.map { ", from \($0)" } ?? "")
     devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
-    snippets  \(status.snippets)
+    snippets  \(status.snippets)\(status.searchIndexBytes.map { ", search index \(mebibytes($0))" } ?? "")
 
     """ + (status.focus.map(focus) ?? "")
   }
@@ -297,6 +297,12 @@ enum Report {
       while line.last == " " { line.removeLast() }
       return line + "\n"
     }.joined()
+  }
+
+  /// `12.3 MiB`, `640 KiB`.
+  static func mebibytes(_ bytes: Int) -> String {
+    bytes < 1 << 20
+      ? "\((bytes + 1023) / 1024) KiB" : "\(Double(bytes * 10 / (1 << 20)) / 10) MiB"
   }
 
   /// `1h 02m 03s`, `4m 05s`, `6s`.

@@ -78,6 +78,8 @@ struct StatusReport: Codable, Equatable {
   var layoutOrigin: String?
   var devicesGrabbed: Int
   var snippets: Int
+  /// The bytes of the picker's search index (absent in older replies).
+  var searchIndexBytes: Int? = nil
   var uptimeSeconds: Int64
   var pid: Int32
   var version: String

@@ -63,7 +63,8 @@ extension Daemon {
       configLoaded: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
       layout: engine.layout.names.description, layoutOrigin: layoutOrigin,
       devicesGrabbed: devices.grabbed.count,
-      snippets: engine.snippets.snippets.count, uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
+      snippets: engine.snippets.snippets.count, searchIndexBytes: engine.searchIndexBytes,
+      uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
       pid: getpid(), version: VKBD.configuration.version, focus: focusStatus())
   }
 }
