@@ -36,7 +36,7 @@ public final class Engine {
   private var decodes: Bool
   /// The text typed since the last reset, as the application has it
   /// (once ``settle()`` has applied the last key handed out).
-  public private(set) var text = TextModel() {
+  public internal(set) var text = TextModel() {
     didSet { capsDue = nil }
   }
   /// Whether a capital is due at the end of `text` (DESIGN 3.2), worked out
@@ -65,25 +65,25 @@ public final class Engine {
   /// hides it; false: nobody can show it, and it does not open (or closes).
   public var onPicker: ((PickerView?) -> Bool)?
   /// The picker while it is open: every key goes to it.
-  private var picker: Picker?
+  var picker: Picker?
   /// The key that opened the picker, until it is released.
-  private var pickerOpener: UInt16?
+  var pickerOpener: UInt16?
   /// The key of the picker's chord (``UInt16/max``: none), read on every press.
-  private var pickerKey: UInt16
+  var pickerKey: UInt16
   /// The picker's search over every snippet, built on first use
   /// (``prepareSearch()`` builds it ahead).
-  private lazy var search = SnippetSearch(snippets.snippets)
+  lazy var search = SnippetSearch(snippets.snippets)
 
   /// What the application makes of our output: its keymap state.
   let decoder: KeystrokeDecoder
   /// The keys held, physically and on the output.
-  private var keys = KeyHolds()
-  private let aids = TypingAids()
+  var keys = KeyHolds()
+  let aids = TypingAids()
   /// Events that arrived while the engine typed or waited, to handle after.
   private var queue = EventQueue()
   /// A desktop layout reported while the engine typed: followed when done.
-  private var pendingLayout: Layout?
-  private var pendingGroup = 0
+  var pendingLayout: Layout?
+  var pendingGroup = 0
 
   /// Makes an engine with nothing held.
   public init(
@@ -97,20 +97,6 @@ public final class Engine {
     decoder = KeystrokeDecoder(layout: layout)
     pickerKey = configuration.pickerShortcut?.key ?? UInt16.max
   }
-
-  /// Builds the picker's search now, off the key path (the daemon, at load).
-  public func prepareSearch() { _ = search }
-
-  /// The bytes the picker's search index holds (built if it was not).
-  public var searchIndexBytes: Int { search.storageBytes }
-
-  /// The snippets that match `query`, ranked as the picker ranks them.
-  public func searchSnippets(_ query: String, limit: Int) -> SnippetSearch.Result {
-    search.search(query, limit: limit)
-  }
-
-  /// Whether the picker is open (the keys are its own).
-  public var isPickerOpen: Bool { picker != nil }
 
   /// Whether the engine types an expansion, waits for the session, or has
   /// keys waiting their turn: work a caller must not cut short.
@@ -205,7 +191,7 @@ public final class Engine {
   }
 
   /// Handles the events that waited, in order, until one starts typing again.
-  private func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
+  func replayQueuedEvents(at now: Instant, into output: inout KeyOutput) {
     while !expander.isTyping && !expander.keysWait, let event = queue.next(at: now) { process(event, into: &output) }
   }
 
@@ -362,93 +348,9 @@ public final class Engine {
     return !chord.isEmpty && chord.contains(code) && keys.holds(chord)
   }
 
-  private func cancelAids() {
+  func cancelAids() {
     expander.cancelAids()
     aids.cancel()
-  }
-
-  // MARK: - The picker
-
-  /// Whether `code` going down, with the modifiers held, is the picker's chord.
-  private func completesPickerChord(_ code: UInt16) -> Bool {
-    guard let shortcut = configuration.pickerShortcut, code == shortcut.key else { return false }
-    var held: Shortcut.Modifiers = []
-    if keys.isHeld(KeyCode.leftCtrl) || keys.isHeld(KeyCode.rightCtrl) { held.insert(.control) }
-    if keys.isHeld(KeyCode.leftShift) || keys.isHeld(KeyCode.rightShift) { held.insert(.shift) }
-    if keys.isHeld(KeyCode.leftMeta) || keys.isHeld(KeyCode.rightMeta) { held.insert(.meta) }
-    if keys.isHeld(KeyCode.leftAlt)
-      || (keys.isHeld(KeyCode.rightAlt) && decoder.keysym(KeyCode.rightAlt) != UInt32(XKB_KEY_ISO_Level3_Shift))
-    {
-      held.insert(.alt)
-    }
-    return held == shortcut.modifiers
-  }
-
-  /// Opens the picker on `scope` (nil: every snippet), when it can be shown.
-  /// The modifiers the application holds go up: the picker's keys are not
-  /// the application's. When Alt or Super is among them, a Control tap goes
-  /// first, so that the application does not take their release alone for
-  /// a tap (which opens a menu bar or the desktop's overview).
-  private func openPicker(scope: [Int]?, trigger: String?, into output: inout KeyOutput) -> Bool {
-    guard let onPicker, !snippets.snippets.isEmpty else { return false }
-    let opening = Picker(
-      layout: layout, group: decoder.group, numLock: decoder.isNumLocked, scope: scope, trigger: trigger)
-    opening.search(search)
-    guard onPicker(opening.view(of: snippets.snippets)) else { return false }
-    picker = opening
-    cancelAids()
-    let held = keys.modifiersDown()
-    if held.contains(where: { [KeyCode.leftAlt, KeyCode.rightAlt, KeyCode.leftMeta, KeyCode.rightMeta].contains($0) })
-      && !held.contains(KeyCode.leftCtrl) && !held.contains(KeyCode.rightCtrl)
-    {
-      emit(KeyCode.leftCtrl, .down, into: &output)
-      emit(KeyCode.leftCtrl, .up, into: &output)
-    }
-    for code in held {
-      emit(code, .up, into: &output)
-      if keys.isHeld(code) { keys.swallowRelease[Int(code)] = true }
-    }
-    return true
-  }
-
-  /// A press or repeat while the picker is open: it is the picker's, and so
-  /// is its release.
-  private func pickerPress(_ code: UInt16, repeated: Bool, at time: Instant, into output: inout KeyOutput) {
-    guard let picker else { return }
-    keys.swallowRelease[Int(code)] = true
-    if !repeated && code == pickerKey && completesPickerChord(code) {
-      return closePicker(choosing: nil, key: code, at: time, into: &output)
-    }
-    switch picker.press(code, repeated: repeated) {
-    case .none: return
-    case .queryChanged: picker.search(search)
-    case .moved: break
-    case .close: return closePicker(choosing: nil, key: code, at: time, into: &output)
-    case .choose(let snippet): return closePicker(choosing: snippet, key: code, at: time, into: &output)
-    }
-    if onPicker?(picker.view(of: snippets.snippets)) != true {
-      closePicker(choosing: nil, key: code, at: time, into: &output)
-    }
-  }
-
-  /// Closes the picker: `chosen` is inserted, or for a shared trigger fires
-  /// in its place; with none, a shared trigger stays as typed.
-  private func closePicker(choosing chosen: Int?, key: UInt16, at time: Instant, into output: inout KeyOutput) {
-    guard let closing = picker.take() else { return }
-    _ = onPicker?(nil)
-    if closing.trigger != nil {
-      expander.closeMenu(choosing: chosen, at: time, host: self, into: &output)
-    } else if let chosen {
-      expander.insert(chosen, key: key, at: time, host: self, into: &output)
-    }
-  }
-
-  /// Closes the picker as Escape does: the focus moved, the agent that
-  /// showed it went away, the config is reloaded. The keys are the
-  /// application's again.
-  public func closePicker(at time: Instant, into output: inout KeyOutput) {
-    settle()
-    closePicker(choosing: nil, key: 0, at: time, into: &output)
   }
 
   // MARK: - Emitting
@@ -457,7 +359,7 @@ public final class Engine {
   /// releases, and keeps the text model in step with the application
   /// (`applying` false: planned typing, whose edits the plan made;
   /// `settlingLater`: left to ``settle()``, for a key's last event).
-  private func emit(
+  func emit(
     _ code: UInt16, _ value: KeyValue, into output: inout KeyOutput, applying: Bool = true,
     keysym: xkb_keysym_t? = nil, settlingLater: Bool = false
   ) {
@@ -473,7 +375,7 @@ public final class Engine {
   }
 
   /// Updates the text model with one edit the application made (DESIGN 3.1).
-  private func apply(_ edit: TextEdit) {
+  func apply(_ edit: TextEdit) {
     aids.observe(edit)
     expander.noteEdit(edit)
     switch edit {
@@ -486,50 +388,5 @@ public final class Engine {
     case .backspace:
       text.deleteBackward()
     }
-  }
-}
-
-extension Engine: KeyboardHost {
-  var keymapGroup: Int { decoder.group }
-  var isNumLocked: Bool { decoder.isNumLocked }
-  var hasModifiers: Bool { decoder.hasModifiers }
-  func isPhysicallyHeld(_ code: UInt16) -> Bool { keys.isHeld(code) }
-
-  func emit(_ code: UInt16, _ value: KeyValue, applying: Bool, into output: inout KeyOutput) {
-    emit(code, value, into: &output, applying: applying)
-  }
-
-  func modifiersDownOnOutput() -> ModifierKeys { keys.modifiersDown() }
-
-  func swallowRelease(of code: UInt16, _ swallow: Bool) { keys.swallowRelease[Int(code)] = swallow }
-
-  func capitalized(typed: Unicode.Scalar, key: UInt16, standIn: UInt16) {
-    text.noteAutoCapitalized(typed: typed)
-    keys.standIn[Int(key)] = standIn == key ? 0 : standIn
-  }
-
-  func editPlanner() -> EditPlanner {
-    EditPlanner(layout: layout, configuration: configuration.expansion, decoder: decoder, keys: keys)
-  }
-
-  func planned(deleting: Int, inserting: ArraySlice<Unicode.Scalar>) {
-    for _ in 0..<deleting { text.deleteBackward() }
-    for character in inserting { apply(.insert(character)) }
-    aids.engineTyped()
-  }
-
-  func ask(_ request: @autoclosure () -> SessionRequest) -> Bool { onSessionCall?(request()) == true }
-
-  func openMenu(_ snippets: [Int], trigger: String, into output: inout KeyOutput) -> Bool {
-    openPicker(scope: snippets, trigger: trigger, into: &output)
-  }
-
-  func openSearch(into output: inout KeyOutput) -> Bool { openPicker(scope: nil, trigger: nil, into: &output) }
-
-  func notice(_ notice: EngineNotice) { onNotice?(notice) }
-
-  func keysMayGo(at now: Instant, into output: inout KeyOutput) {
-    if let pending = pendingLayout, !expander.isTyping { follow(pending, group: pendingGroup) }
-    replayQueuedEvents(at: now, into: &output)
   }
 }

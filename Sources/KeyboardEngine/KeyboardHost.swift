@@ -177,3 +177,49 @@ struct KeyHolds {
     return down
   }
 }
+
+/// The engine is its parts' host.
+extension Engine: KeyboardHost {
+  var keymapGroup: Int { decoder.group }
+  var isNumLocked: Bool { decoder.isNumLocked }
+  var hasModifiers: Bool { decoder.hasModifiers }
+  func isPhysicallyHeld(_ code: UInt16) -> Bool { keys.isHeld(code) }
+
+  func emit(_ code: UInt16, _ value: KeyValue, applying: Bool, into output: inout KeyOutput) {
+    emit(code, value, into: &output, applying: applying)
+  }
+
+  func modifiersDownOnOutput() -> ModifierKeys { keys.modifiersDown() }
+
+  func swallowRelease(of code: UInt16, _ swallow: Bool) { keys.swallowRelease[Int(code)] = swallow }
+
+  func capitalized(typed: Unicode.Scalar, key: UInt16, standIn: UInt16) {
+    text.noteAutoCapitalized(typed: typed)
+    keys.standIn[Int(key)] = standIn == key ? 0 : standIn
+  }
+
+  func editPlanner() -> EditPlanner {
+    EditPlanner(layout: layout, configuration: configuration.expansion, decoder: decoder, keys: keys)
+  }
+
+  func planned(deleting: Int, inserting: ArraySlice<Unicode.Scalar>) {
+    for _ in 0..<deleting { text.deleteBackward() }
+    for character in inserting { apply(.insert(character)) }
+    aids.engineTyped()
+  }
+
+  func ask(_ request: @autoclosure () -> SessionRequest) -> Bool { onSessionCall?(request()) == true }
+
+  func openMenu(_ snippets: [Int], trigger: String, into output: inout KeyOutput) -> Bool {
+    openPicker(scope: snippets, trigger: trigger, into: &output)
+  }
+
+  func openSearch(into output: inout KeyOutput) -> Bool { openPicker(scope: nil, trigger: nil, into: &output) }
+
+  func notice(_ notice: EngineNotice) { onNotice?(notice) }
+
+  func keysMayGo(at now: Instant, into output: inout KeyOutput) {
+    if let pending = pendingLayout, !expander.isTyping { follow(pending, group: pendingGroup) }
+    replayQueuedEvents(at: now, into: &output)
+  }
+}

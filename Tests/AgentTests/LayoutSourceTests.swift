@@ -200,9 +200,13 @@ extension ShellBridgeTests {
     }
     const Gio = {
       Settings, BusType: {SESSION: 0}, BusNameWatcherFlags: {NONE: 0}, DBusCallFlags: {NO_AUTO_START: 1},
+      DBusSignalFlags: {NONE: 0},
       bus_watch_name: (bus, name, flags, appeared) => { watchers.push(appeared); return 1; },
       bus_unwatch_name: () => {},
-      DBus: {session: {call: (name, path, iface, method, parameters) => calls.push([method, parameters.signature, ...parameters.values])}},
+      DBus: {session: {
+        call: (name, path, iface, method, parameters) => calls.push([method, parameters.signature, ...parameters.values]),
+        signal_subscribe: () => 1, signal_unsubscribe: () => {},
+      }},
     };
     const GLib = {Variant: class { constructor(signature, values) { this.signature = signature; this.values = values; } }};
     """#

@@ -135,7 +135,6 @@ class PickerView {
 
 class FocusReporter {
   enable() {
-    this._picker = new PickerView();
     this._window = null;
     this._windowSignals = [];
     this._focusSignal = global.display.connect('notify::focus-window', () => this._focusMoved());
@@ -157,6 +156,7 @@ class FocusReporter {
       }, null);
     this._focusMoved();
     this._reportLayout();
+    this._picker = new PickerView();
   }
 
   disable() {

@@ -8,13 +8,13 @@ final class Expander {
   /// The snippets and their trigger trie.
   let snippets: SnippetMatcher
   /// The snippets of match files left out here, by index; empty when none is.
-  private var snippetOff: [Bool] = []
+  var snippetOff: [Bool] = []
   /// The working memory of regex trigger searches.
-  private let regexScratch = RegexScratch()
+  let regexScratch = RegexScratch()
   /// Text the engine is typing itself, burst by burst.
-  private var typing = TypingQueue()
+  var typing = TypingQueue()
   /// The expansion waiting for the session's answer.
-  private var waiting: WaitingExpansion? {
+  var waiting: WaitingExpansion? {
     didSet {
       waitingDeadline = waiting?.deadline
       keysWait = waiting.map { !$0.passesKeys } ?? false
@@ -28,15 +28,15 @@ final class Expander {
   private(set) var keysWait = false
   /// The expansion of a trigger several snippets share, while the picker
   /// offers them.
-  private var menu: WaitingExpansion?
+  var menu: WaitingExpansion?
   /// What Backspace undoes when it is the very next key after an expansion.
-  private var undo: ExpansionUndo?
+  var undo: ExpansionUndo?
   /// The last expansion, while plain characters follow it.
-  private var chain: ExpansionChain?
+  var chain: ExpansionChain?
   /// Snippets whose refusal was already reported.
-  private var refused: Set<Int> = []
+  var refused: Set<Int> = []
   /// The id of the last question to the session.
-  private var lastRequest: UInt32 = 0
+  var lastRequest: UInt32 = 0
 
   init(snippets: SnippetMatcher, filesOff: Set<String>) {
     self.snippets = snippets
@@ -84,7 +84,7 @@ final class Expander {
     if case .insert = edit { chain!.suffix += 1 } else if edit != .none { chain = nil }
   }
 
-  private func nextRequest() -> UInt32 {
+  func nextRequest() -> UInt32 {
     lastRequest &+= 1
     return lastRequest
   }
@@ -128,7 +128,7 @@ final class Expander {
   /// False, with nothing emitted, when the replacement cannot be typed.
   /// `view` is what the trigger was matched on; the last `modelLength`
   /// characters of the text model are what it covers on the screen.
-  private func start(
+  func start(
     _ match: SnippetMatcher.Match, in view: some MatchableText, modelLength: Int, key code: UInt16,
     next: Unicode.Scalar, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) -> Bool {
@@ -201,7 +201,7 @@ final class Expander {
 
   /// Works out and types `expansion` outside a key's handling: the keys that
   /// waited go after it, and when it cannot be typed it is given up.
-  private func finish(
+  func finish(
     _ expansion: WaitingExpansion, at now: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) {
     switch proceed(expansion, at: now, host, &output) {
@@ -211,11 +211,11 @@ final class Expander {
     }
   }
 
-  private enum Step { case typed, waiting, failed }
+  enum Step { case typed, waiting, failed }
 
   /// Works out the snippet's variables: asks the session for the next one
   /// it needs, or types the expansion when all are known.
-  private func proceed(
+  func proceed(
     _ expansion: WaitingExpansion, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) -> Step {
     let snippet = snippets.snippets[expansion.match.snippet]
@@ -294,7 +294,7 @@ final class Expander {
 
   /// Asks the session for a variable's value; the expansion waits. A dialog
   /// gets the keys once its window has the keyboard (``dialogShown(_:at:host:into:)``).
-  private func ask(
+  func ask(
     _ call: SessionCall, for expansion: WaitingExpansion, variable: Int, values: [VariableValue?], at time: Instant,
     _ host: some KeyboardHost
   ) -> Step {
@@ -327,122 +327,5 @@ final class Expander {
       return .failed
     }
     return .waiting
-  }
-
-  // MARK: - Answers and timers
-
-  /// The session's answer to request `id`: the variable's value, or why
-  /// there is none. Types the expansion (or asks for the next variable);
-  /// without a value, the trigger stays as typed.
-  func answered(
-    _ id: UInt32, value: Result<VariableValue, SessionFailure>, at now: Instant, host: some KeyboardHost,
-    into output: inout KeyOutput
-  ) {
-    guard var expansion = waiting, expansion.request == id else { return }  // late: it timed out
-    waiting = nil
-    switch (value, expansion.paste != nil) {
-    case (.failure, true):
-      // Pasted once the clipboard holds the text; typed when it cannot
-      // (the clipboard put back, should the session have changed it).
-      expansion.paste = nil
-      expansion.typesInstead = true
-      _ = host.ask(SessionRequest(id: nextRequest(), call: .restoreClipboard, environment: [:]))
-    case (.success, true): break
-    case (.failure(let reason), false):
-      host.notice(.sessionVariableFailed(origin: snippets.snippets[expansion.match.snippet].origin, reason: reason))
-      giveUp(expansion, at: now, host, &output)
-      return
-    case (.success(let value), false):
-      expansion.inputs.answers[expansion.variable] = value
-    }
-    finish(expansion, at: now, host, &output)
-  }
-
-  /// The dialog of request `id` has the keyboard: the keys that waited go
-  /// to it, and the keys typed from now on too, for as long as it may stay
-  /// open.
-  func dialogShown(_ id: UInt32, at now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
-    guard var expansion = waiting, expansion.request == id, expansion.isDialog, !expansion.passesKeys else { return }
-    expansion.passesKeys = true
-    expansion.deadline = now.adding(milliseconds: WaitingExpansion.dialogTimeoutMilliseconds)
-    waiting = expansion
-    host.keysMayGo(at: now, into: &output)
-  }
-
-  /// Gives up the expansion waiting past its deadline; one waiting for the
-  /// clipboard is typed instead.
-  func advanceWaiting(to now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
-    guard let due = waitingDeadline, due <= now, let waiting else { return }
-    if waiting.paste != nil {
-      return answered(waiting.request, value: .failure(.timedOut), at: now, host: host, into: &output)
-    }
-    host.notice(.sessionVariableFailed(origin: snippets.snippets[waiting.match.snippet].origin, reason: .timedOut))
-    giveUp(waiting, at: now, host, &output)
-  }
-
-  /// Leaves the trigger as typed, every key of it: its swallowed last key
-  /// goes out now, then the keys that waited. After a dialog had the
-  /// keyboard, the key is tapped (or pressed, when the user still holds
-  /// it): what the user typed meanwhile went to the dialog.
-  private func giveUp(
-    _ expansion: WaitingExpansion, at now: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
-  ) {
-    waiting = nil
-    // A shared trigger's menu closed: its last character is typed as it
-    // was (the modifiers it was typed with went up when the picker opened).
-    if expansion.inMenu {
-      let last = RenderedSnippet(text: [expansion.next], charactersAfterCursor: 0)
-      if let plan = host.editPlanner().typing(deleting: 0, forward: 0, last) {
-        host.planned(deleting: 0, inserting: last.text[...])
-        return startTyping(plan, at: now, host, &output)
-      }
-    }
-    if !expansion.fromPicker {
-      host.swallowRelease(of: expansion.key, false)
-      host.emit(expansion.key, .down, applying: true, into: &output)
-      if (expansion.passesKeys || expansion.inMenu) && !host.isPhysicallyHeld(expansion.key) {
-        host.emit(expansion.key, .up, applying: true, into: &output)
-      }
-    }
-    host.keysMayGo(at: now, into: &output)
-  }
-
-  /// Backspace right after an expansion: the replacement goes, the trigger
-  /// comes back as the user typed it.
-  func undo(
-    _ undo: ExpansionUndo, key code: UInt16, at time: Instant, host: some KeyboardHost, into output: inout KeyOutput
-  ) {
-    let rendered = RenderedSnippet(text: undo.typed, charactersAfterCursor: 0)
-    chain = nil
-    guard let plan = host.editPlanner().typing(deleting: undo.before, forward: undo.after, rendered) else { return }
-    host.planned(deleting: undo.before, inserting: undo.typed[...])
-    host.swallowRelease(of: code, true)
-    startTyping(plan, at: time, host, &output)
-  }
-
-  /// Sends the first burst of `plan` now (touch-down) and schedules the rest.
-  private func startTyping(
-    _ plan: TypingPlan, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
-  ) {
-    typing.start(plan)
-    typeBurst(at: time, host, &output)
-  }
-
-  /// Sends the burst due at `now`, if any.
-  func advanceTyping(to now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
-    if let due = typing.deadline, due <= now { typeBurst(at: now, host, &output) }
-  }
-
-  /// Sends the burst due at `now`; after the last one, the keys the user
-  /// typed meanwhile, in order.
-  private func typeBurst(at now: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput) {
-    let burst = typing.nextBurst(at: now, configuration: host.configuration.expansion)
-    var index = burst.lowerBound
-    while index < burst.upperBound {
-      let key = typing.keys[index]
-      host.emit(key.code, key.value, applying: false, into: &output)
-      index += 1
-    }
-    if !typing.isActive { host.keysMayGo(at: now, into: &output) }
   }
 }
