@@ -6,10 +6,10 @@ import Glibc
 /// `_XKB_RULES_NAMES`, which setxkbmap and the desktops rewrite at every
 /// change of layouts, and the core keyboard's XKB group, followed through
 /// XKB's StateNotify.
-final class X11LayoutSource: LayoutSource {
+final class X11LayoutSource: LayoutSource, XCBClient {
   let name = "x11"
 
-  private let connection: OpaquePointer
+  let connection: OpaquePointer
   private let root: xcb_window_t
   private let rulesNames: xcb_atom_t
   /// The code of XKB's events (all of them; their second byte tells which).
@@ -24,7 +24,9 @@ final class X11LayoutSource: LayoutSource {
   /// Connects to `display` (nil: `DISPLAY`), reads the layout and starts
   /// following it; throws when there is no X server or it has no XKB.
   init(display: String? = nil) throws(AgentExit) {
-    (connection, root) = try X11Source.connect(to: display)
+    let (connection, screen) = try X11Source.connect(to: display)
+    self.connection = connection
+    root = screen.root
     rulesNames = X11Source.intern("_XKB_RULES_NAMES", on: connection)
     let use = xcb_xkb_use_extension_reply(
       connection, xcb_xkb_use_extension(connection, UInt16(XCB_XKB_MAJOR_VERSION), UInt16(XCB_XKB_MINOR_VERSION)), nil)
@@ -53,28 +55,14 @@ final class X11LayoutSource: LayoutSource {
 
   deinit { xcb_disconnect(connection) }
 
-  var pollFD: Int32? { xcb_get_file_descriptor(connection) }
-
-  /// Handles the events xcb read while it waited for a reply, reports the
-  /// layout when it changed (the first time: the layout `init` read),
-  /// then sends what is pending.
-  func beforeWait() {
-    handle(xcb_poll_for_queued_event(connection))
-    report()
-    _ = xcb_flush(connection)
-  }
-
-  /// Reads and handles the events waiting; throws when the X server went away.
-  func readable() throws(AgentExit) {
-    handle(xcb_poll_for_event(connection))
-    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit("the X server closed", status: 0) }
-    report()
-  }
+  /// Reports the layout when it changed (the first time: the layout
+  /// `init` read).
+  func eventsHandled() { report() }
 
   /// Handles `first` and every event queued after it. A new keymap or
   /// new names read the group again: Xvfb keeps a group beyond the new
   /// layouts and sends no StateNotify for it.
-  private func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
+  func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
     var next = first
     while next != nil {
       var namesChanged = false

@@ -6,10 +6,10 @@ import Glibc
 /// compositor, the Xwayland windows only): the root window's
 /// `_NET_ACTIVE_WINDOW`, and that window's `WM_CLASS` and `_NET_WM_NAME`
 /// (else `WM_NAME`), followed through property-change events.
-final class X11Source: FocusSource {
+final class X11Source: FocusSource, XCBClient {
   let name = "x11"
 
-  private let connection: OpaquePointer
+  let connection: OpaquePointer
   private let root: xcb_window_t
   private var atoms: [String: xcb_atom_t] = [:]
   /// The window whose property changes are followed.
@@ -20,7 +20,9 @@ final class X11Source: FocusSource {
 
   /// Connects to `DISPLAY` and starts following the root window's properties.
   init() throws(AgentExit) {
-    (connection, root) = try Self.connect(to: nil)
+    let (connection, screen) = try Self.connect(to: nil)
+    self.connection = connection
+    root = screen.root
     for name in ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "WM_CLASS", "WM_NAME"] {
       atoms[name] = intern(name)
     }
@@ -31,25 +33,10 @@ final class X11Source: FocusSource {
 
   deinit { xcb_disconnect(connection) }
 
-  var pollFD: Int32? { xcb_get_file_descriptor(connection) }
-
-  /// Handles the events xcb read while it waited for a reply (the fd no
-  /// longer tells of them), then sends what is pending.
-  func beforeWait() {
-    handle(xcb_poll_for_queued_event(connection))
-    _ = xcb_flush(connection)
-  }
-
-  /// Reads and handles the events waiting; throws when the X server went away.
-  func readable() throws(AgentExit) {
-    handle(xcb_poll_for_event(connection))
-    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit("the X server closed", status: 0) }
-  }
-
   /// Handles `first` and every event queued after it; reports the focus
   /// when the active window or one of its properties changed. Reading
   /// properties can queue more events, which are handled in turn.
-  private func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
+  func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
     var next = first
     while next != nil {
       var changed = false
@@ -119,8 +106,8 @@ final class X11Source: FocusSource {
   private func intern(_ name: String) -> xcb_atom_t { Self.intern(name, on: connection) }
 
   /// Connects to `display` (nil: `DISPLAY`); returns the connection and
-  /// the root window of its screen.
-  static func connect(to display: String?) throws(AgentExit) -> (OpaquePointer, xcb_window_t) {
+  /// its screen.
+  static func connect(to display: String?) throws(AgentExit) -> (OpaquePointer, xcb_screen_t) {
     var screenNumber: Int32 = 0
     let connection = xcb_connect(display, &screenNumber)
     guard let connection, xcb_connection_has_error(connection) == 0 else {
@@ -129,7 +116,7 @@ final class X11Source: FocusSource {
     }
     var screens = xcb_setup_roots_iterator(xcb_get_setup(connection))
     for _ in 0..<screenNumber { xcb_screen_next(&screens) }
-    return (connection, screens.data.pointee.root)
+    return (connection, screens.data.pointee)
   }
 
   /// The atom of `name` (`xcb_intern_atom`), 0 on an error.
@@ -155,5 +142,36 @@ final class X11Source: FocusSource {
     else { return nil }
     let length = Int(xcb_get_property_value_length(reply))
     return Array(UnsafeRawBufferPointer(start: value, count: length))
+  }
+}
+
+/// An X client in the agent's loop: one xcb connection, whose events it
+/// handles as they come and after xcb read them while waiting for a reply
+/// (the fd no longer tells of those).
+protocol XCBClient: Pollable {
+  var connection: OpaquePointer { get }
+  /// Handles `first` and every event queued after it.
+  func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?)
+  /// Called once the events of a turn are handled.
+  func eventsHandled()
+}
+
+extension XCBClient {
+  var pollFD: Int32? { xcb_get_file_descriptor(connection) }
+
+  func eventsHandled() {}
+
+  /// Handles what xcb already read, then sends what is pending.
+  func beforeWait() {
+    handle(xcb_poll_for_queued_event(connection))
+    eventsHandled()
+    _ = xcb_flush(connection)
+  }
+
+  /// Reads and handles the events waiting; throws when the X server went away.
+  func readable() throws(AgentExit) {
+    handle(xcb_poll_for_event(connection))
+    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit("the X server closed", status: 0) }
+    eventsHandled()
   }
 }

@@ -254,3 +254,67 @@ def bench_expansion_throughput_against_ydotool():
         ydotool_rate, right, len(TEXT), ", the reader's buffer overflowed" if ydotool_dropped else "",
         time.time() - started))
     assert ydotool.returncode == 0, ydotool.stderr
+
+
+PICKER_SNIPPETS = 100_000
+
+
+def picker_match_file(path):
+    """PICKER_SNIPPETS matches (the hub's size after duplicates), words drawn
+    from 5,000 made-up ones as the engine benchmark's corpus is: a trigger,
+    every third a label, a replacement of 4 to 30 words."""
+    import random
+    generator = random.Random(7)
+    syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ber", "gen", "ster", "ing", "al", "on", "ex"]
+    words = ["".join(generator.choice(syllables) for _ in range(generator.randint(2, 4))) for _ in range(5000)]
+    with open(path, "w") as out:
+        out.write("matches:\n")
+        for index in range(PICKER_SNIPPETS):
+            out.write('  - trigger: ":%s%d"\n' % (words[index % len(words)], index))
+            if index % 3 == 0:
+                out.write('    label: "%s"\n' % " ".join(generator.choice(words) for _ in range(3)))
+            out.write('    replace: "%s"\n' % " ".join(generator.choice(words) for _ in range(generator.randint(4, 30))))
+
+
+def bench_picker_first_rows_and_each_key_under_sway():
+    """The snippet picker with 100,000 snippets, under sway with foot: from
+    the chord's key-down (the source's write) to the agent's frame done
+    (sway has drawn it), and from each query key's key-down to its new
+    rows' frame done. Ten chords, each with a query of eight keys."""
+    from test_desktop import Desktop, as_user
+    from test_picker import chord, wait_frame
+    from test_session import Process, agent_binary, type_us, wait_status
+    picker_match_file("/tmp/vkbd-bench-picker.yml")
+    config = 'layout:\n  layout: us\nsession_users: ["1000"]\nsnippets: [/tmp/vkbd-bench-picker.yml]\n'
+    with vmlib.SourceKeyboard() as source:
+        daemon = vmlib.Daemon(["run"], config_text=config)
+        daemon.wait_ready(timeout=900)
+        desktop = Desktop(layout="us")
+        try:
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+            wait_status(lambda report: any(a["active"] and a.get("picker") for a in report["focus"]["agents"]),
+                        "an agent that shows the picker", timeout=300)
+            opened, keys = [], []
+            for _ in range(10):
+                down = chord(source)
+                opened.append(wait_frame(agent, down) - down)
+                for letter in "kalo ste":
+                    before = time.monotonic()
+                    type_us(source, letter, gap=0)
+                    keys.append(wait_frame(agent, before) - before)
+                source.tap(e.KEY_ESC)
+                time.sleep(0.5)
+            report = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True).stdout
+            index = [line for line in report.splitlines() if line.startswith("snippets")]
+
+            def line(label, values):
+                values = sorted(value * 1000 for value in values)
+                return "  %-52s median %6.1f ms  p90 %6.1f ms  max %6.1f ms" % (
+                    label, values[len(values) // 2], values[int(len(values) * 0.9)], values[-1])
+            print("  the picker under sway, %d snippets (%s), guest time:" % (PICKER_SNIPPETS,
+                                                                             index[0] if index else "?"))
+            print(line("chord key-down to the first rows drawn (10)", opened))
+            print(line("query key-down to its rows drawn (80)", keys))
+        finally:
+            desktop.close()
+            daemon.stop()

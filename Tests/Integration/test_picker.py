@@ -16,7 +16,8 @@ from evdev import ecodes as e
 import vmlib
 from test_daemon import started, wait_grabbed
 from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
-from test_session import EDITOR_FILE, HERE, Process, agent_binary, print_logs, type_us, wait_focus, wait_status
+from test_session import (EDITOR_FILE, HERE, Process, agent_binary, print_logs, type_us, wait_focus, wait_status,
+                          x11_session)
 
 MATCHES = """matches:
   - replace: "no trigger here"
@@ -196,16 +197,8 @@ def test_in_an_x11_session_the_picker_is_an_override_redirect_window_in_the_dark
     with vmlib.SourceKeyboard() as source:
         daemon, reader = started(config)
         wait_grabbed(daemon, source.name)
-        runtime = "/tmp/x11/runtime"
-        os.makedirs(runtime, exist_ok=True)
-        os.makedirs("/tmp/.X11-unix", exist_ok=True)
-        os.chmod("/tmp/.X11-unix", 0o1777)
-        for path in ("/tmp/x11", runtime):
-            os.chown(path, USER, USER)
-            os.chmod(path, 0o700)
-        env = ["DISPLAY=:8", "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime,
-               "GTK_THEME=Adwaita:dark"]
         agent = None
+        env = []
 
         def picker_window():
             tree = subprocess.run(as_user(["xwininfo", "-root", "-tree"], env), capture_output=True, text=True,
@@ -217,13 +210,7 @@ def test_in_an_x11_session_the_picker_is_an_override_redirect_window_in_the_dark
                                   timeout=60).stdout
 
         try:
-            Process(as_user(["Xvfb", ":8", "-nolisten", "tcp", "-screen", "0", "1024x768x24"], env))
-            deadline = time.time() + 60
-            while not os.path.exists("/tmp/.X11-unix/X8"):
-                assert time.time() < deadline, "Xvfb did not start"
-                time.sleep(0.2)
-            Process(as_user(["openbox", "--sm-disable"], env))
-            time.sleep(2)
+            env[:] = x11_session(8, "1024x768", extra_env=["GTK_THEME=Adwaita:dark"])
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
             wait_status(lambda report: any(a.get("source") == "x11" and a.get("picker")
                                            for a in report["focus"]["agents"]), "the agent")

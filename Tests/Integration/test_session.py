@@ -630,23 +630,9 @@ apps:
     enabled: false
 """ % USER
     daemon, reader = started(config)
-    runtime = "/tmp/x11/runtime"
-    os.makedirs(runtime, exist_ok=True)
-    os.makedirs("/tmp/.X11-unix", exist_ok=True)
-    os.chmod("/tmp/.X11-unix", 0o1777)
-    for path in ("/tmp/x11", runtime):
-        os.chown(path, USER, USER)
-        os.chmod(path, 0o700)
-    env = ["DISPLAY=:7", "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime]
     agent = None
     try:
-        Process(as_user(["Xvfb", ":7", "-nolisten", "tcp", "-screen", "0", "800x600x24"], env))
-        deadline = time.time() + 60
-        while not os.path.exists("/tmp/.X11-unix/X7"):
-            assert time.time() < deadline, "Xvfb did not start"
-            time.sleep(0.2)
-        Process(as_user(["openbox", "--sm-disable"], env))
-        time.sleep(2)
+        env = x11_session(7, "800x600")
         agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
         wait_status(lambda report: any(a.get("source") == "x11" for a in report["focus"]["agents"]), "the agent")
         Process(as_user(["xmessage", "-name", "terminal-like", "-title", "shell", "one"], env))
@@ -668,6 +654,27 @@ apps:
         raise
     finally:
         daemon.stop()
+
+
+def x11_session(display, size, extra_env=()):
+    """Xvfb on :`display` (`size`, 24-bit) with Openbox, as the test user;
+    the environment of its clients."""
+    runtime = "/tmp/x11/runtime"
+    os.makedirs(runtime, exist_ok=True)
+    os.makedirs("/tmp/.X11-unix", exist_ok=True)
+    os.chmod("/tmp/.X11-unix", 0o1777)
+    for path in ("/tmp/x11", runtime):
+        os.chown(path, USER, USER)
+        os.chmod(path, 0o700)
+    env = ["DISPLAY=:%d" % display, "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime, *extra_env]
+    Process(as_user(["Xvfb", ":%d" % display, "-nolisten", "tcp", "-screen", "0", size + "x24"], env))
+    deadline = time.time() + 60
+    while not os.path.exists("/tmp/.X11-unix/X%d" % display):
+        assert time.time() < deadline, "Xvfb did not start"
+        time.sleep(0.2)
+    Process(as_user(["openbox", "--sm-disable"], env))
+    time.sleep(2)
+    return env
 
 
 def write_seat(active_session, uid):

@@ -53,6 +53,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
     guard shell != nil, compositor != nil, shm != nil else {
       throw AgentExit("the Wayland compositor offers no zwlr_layer_shell_v1")
     }
+    PickerPainter.warmUp()
   }
 
   deinit {

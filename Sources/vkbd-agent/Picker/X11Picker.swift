@@ -9,10 +9,10 @@ import Logging
 /// and so on its monitor, a quarter of the way down it, scaled by the X
 /// resources' `Xft.dpi`. Drawn by cairo into memory and put on the window
 /// in strips the server takes. Its own X connection.
-final class X11Picker: PickerWindow, Pollable {
+final class X11Picker: PickerWindow, XCBClient {
   let name = "x11"
 
-  private let connection: OpaquePointer
+  let connection: OpaquePointer
   private let screen: xcb_screen_t
   private let activeWindowAtom: xcb_atom_t
   private let theme: () -> PickerTheme
@@ -26,42 +26,21 @@ final class X11Picker: PickerWindow, Pollable {
   /// Connects to `DISPLAY`; throws when its screen's visual is not 24-bit
   /// TrueColor with 32 bits a pixel (what the image is drawn in).
   init(theme: @escaping () -> PickerTheme, logger: Logger) throws(AgentExit) {
-    var screenNumber: Int32 = 0
-    let connection = xcb_connect(nil, &screenNumber)
-    guard let connection, xcb_connection_has_error(connection) == 0 else {
-      if let connection { xcb_disconnect(connection) }
-      throw AgentExit("cannot connect to the X server (DISPLAY)")
-    }
-    self.connection = connection
-    let setup = xcb_get_setup(connection)
-    var screens = xcb_setup_roots_iterator(setup)
-    for _ in 0..<screenNumber { xcb_screen_next(&screens) }
-    screen = screens.data.pointee
+    (connection, screen) = try X11Source.connect(to: nil)
     self.theme = theme
     self.logger = logger
     activeWindowAtom = X11Source.intern("_NET_ACTIVE_WINDOW", on: connection)
-    guard screen.root_depth == 24, Self.bitsPerPixel(depth: 24, setup: setup) == 32 else {
+    guard screen.root_depth == 24, Self.bitsPerPixel(depth: 24, setup: xcb_get_setup(connection)) == 32 else {
       throw AgentExit("the X screen is not 24-bit colour in 32-bit pixels")
     }
     scale = Self.scale(root: screen.root, connection: connection)
+    PickerPainter.warmUp()
   }
 
   deinit { xcb_disconnect(connection) }
 
-  var pollFD: Int32? { xcb_get_file_descriptor(connection) }
-
-  func beforeWait() {
-    handle(xcb_poll_for_queued_event(connection))
-    _ = xcb_flush(connection)
-  }
-
-  func readable() throws(AgentExit) {
-    handle(xcb_poll_for_event(connection))
-    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit("the X server closed", status: 0) }
-  }
-
   /// Draws again on Expose; every other event is dropped.
-  private func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
+  func handle(_ first: UnsafeMutablePointer<xcb_generic_event_t>?) {
     var next = first
     var exposed = false
     while let event = next {
