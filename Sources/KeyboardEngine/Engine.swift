@@ -166,8 +166,7 @@ public final class Engine {
       if picker != nil { pickerOpener = code }  // a shared trigger's last key, a search trigger's
     case .up:
       guard keys.release(code) else { return }
-      if code == pickerOpener { pickerOpener = nil }
-      picker?.release(code)
+      if picker != nil || pickerOpener != nil { pickerRelease(code) }
       keyUp(code, into: &output)
     case .repeat:
       // The repeats of the key that opened the picker are neither the

@@ -19,6 +19,7 @@ extension Engine {
   public var isPickerOpen: Bool { picker != nil }
 
   /// Whether `code` going down, with the modifiers held, is the picker's chord.
+  @inline(never)
   func completesPickerChord(_ code: UInt16) -> Bool {
     guard let shortcut = configuration.pickerShortcut, code == shortcut.key else { return false }
     var held: Shortcut.Modifiers = []
@@ -38,6 +39,7 @@ extension Engine {
   /// the application's. When Alt or Super is among them, a Control tap goes
   /// first, so that the application does not take their release alone for
   /// a tap (which opens a menu bar or the desktop's overview).
+  @inline(never)
   func openPicker(scope: [Int]?, trigger: String?, into output: inout KeyOutput) -> Bool {
     guard let onPicker, !snippets.snippets.isEmpty else { return false }
     let opening = Picker(
@@ -62,6 +64,7 @@ extension Engine {
 
   /// A press or repeat while the picker is open: it is the picker's, and so
   /// is its release.
+  @inline(never)
   func pickerPress(_ code: UInt16, repeated: Bool, at time: Instant, into output: inout KeyOutput) {
     guard let picker else { return }
     keys.swallowRelease[Int(code)] = true
@@ -78,6 +81,13 @@ extension Engine {
     if onPicker?(picker.view(of: snippets.snippets)) != true {
       closePicker(choosing: nil, key: code, at: time, into: &output)
     }
+  }
+
+  /// A release while the picker is open, or of the key that opened it.
+  @inline(never)
+  func pickerRelease(_ code: UInt16) {
+    if code == pickerOpener { pickerOpener = nil }
+    picker?.release(code)
   }
 
   /// Closes the picker: `chosen` is inserted, or for a shared trigger fires
