@@ -8,9 +8,9 @@ final class Expander {
   /// The snippets and their trigger trie.
   let snippets: SnippetMatcher
   /// The snippets of match files left out here, by index; empty when none is.
-  var snippetOff: [Bool] = []
+  private var snippetOff: [Bool] = []
   /// The working memory of regex trigger searches.
-  let regexScratch = RegexScratch()
+  private let regexScratch = RegexScratch()
   /// Text the engine is typing itself, burst by burst.
   var typing = TypingQueue()
   /// The expansion waiting for the session's answer.
@@ -28,15 +28,15 @@ final class Expander {
   private(set) var keysWait = false
   /// The expansion of a trigger several snippets share, while the picker
   /// offers them.
-  var menu: WaitingExpansion?
+  private var menu: WaitingExpansion?
   /// What Backspace undoes when it is the very next key after an expansion.
-  var undo: ExpansionUndo?
+  private var undo: ExpansionUndo?
   /// The last expansion, while plain characters follow it.
   var chain: ExpansionChain?
   /// Snippets whose refusal was already reported.
-  var refused: Set<Int> = []
+  private var refused: Set<Int> = []
   /// The id of the last question to the session.
-  var lastRequest: UInt32 = 0
+  private var lastRequest: UInt32 = 0
 
   init(snippets: SnippetMatcher, filesOff: Set<String>) {
     self.snippets = snippets
@@ -128,7 +128,7 @@ final class Expander {
   /// False, with nothing emitted, when the replacement cannot be typed.
   /// `view` is what the trigger was matched on; the last `modelLength`
   /// characters of the text model are what it covers on the screen.
-  func start(
+  private func start(
     _ match: SnippetMatcher.Match, in view: some MatchableText, modelLength: Int, key code: UInt16,
     next: Unicode.Scalar, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) -> Bool {
@@ -211,11 +211,11 @@ final class Expander {
     }
   }
 
-  enum Step { case typed, waiting, failed }
+  private enum Step { case typed, waiting, failed }
 
   /// Works out the snippet's variables: asks the session for the next one
   /// it needs, or types the expansion when all are known.
-  func proceed(
+  private func proceed(
     _ expansion: WaitingExpansion, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) -> Step {
     let snippet = snippets.snippets[expansion.match.snippet]
@@ -294,7 +294,7 @@ final class Expander {
 
   /// Asks the session for a variable's value; the expansion waits. A dialog
   /// gets the keys once its window has the keyboard (``dialogShown(_:at:host:into:)``).
-  func ask(
+  private func ask(
     _ call: SessionCall, for expansion: WaitingExpansion, variable: Int, values: [VariableValue?], at time: Instant,
     _ host: some KeyboardHost
   ) -> Step {
