@@ -131,8 +131,11 @@ def focused(report, app, rule_origin):
 def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
     config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER
     began = time.time()
+    agent = None
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
+        # At debug the daemon logs each focus report's app and rule (never a
+        # title or text): what a failure here needs to be read.
+        daemon, reader = started(config, log_level="debug")
         wait_grabbed(daemon, source.name)
         desktop = desktop_with_editor()
         try:
@@ -185,6 +188,10 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             assert agent.process.wait(timeout=30) == 0, agent.lines
             assert "the Wayland compositor closed" in "\n".join(agent.lines), agent.lines
             print("  %.0f s with the desktop's start" % (time.time() - began))
+        except AssertionError:
+            if agent is not None:
+                print_logs(agent, daemon)
+            raise
         finally:
             desktop.close()
             daemon.stop()
