@@ -15,9 +15,9 @@ from evdev import ecodes as e
 
 import vmlib
 from test_daemon import started, wait_grabbed
-from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
-from test_session import (EDITOR_FILE, HERE, Process, agent_binary, print_logs, type_us, wait_focus, wait_status,
-                          x11_session)
+from test_desktop import USER, as_user
+from test_session import (EDITOR_FILE, Process, agent_binary, desktop_with_editor, print_logs, type_us, wait_focus,
+                          wait_status, wait_text, x11_session)
 
 MATCHES = """matches:
   - replace: "no trigger here"
@@ -96,20 +96,12 @@ def editor_text():
     return open(EDITOR_FILE, encoding="utf-8").read()
 
 
-def wait_editor(expected, timeout=60):
-    deadline = time.time() + timeout
-    while editor_text() != expected:
-        assert time.time() < deadline, "the editor holds %r, not %r" % (editor_text(), expected)
-        time.sleep(0.2)
-
-
 def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_the_focus():
     config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER + MATCHES
     with vmlib.SourceKeyboard() as source:
         daemon, reader = started(config)
         wait_grabbed(daemon, source.name)
-        desktop = Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"),
-                                                                            EDITOR_FILE)], ready=(FILE, EDITOR_FILE))
+        desktop = desktop_with_editor()
         if os.path.exists(EDITOR_FILE + ".focus"):
             os.remove(EDITOR_FILE + ".focus")
         agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
@@ -130,7 +122,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             time.sleep(1)
             focus_lost_before = open(EDITOR_FILE + ".focus").read() if os.path.exists(EDITOR_FILE + ".focus") else "0"
             type_us(source, "hi ")
-            wait_editor("Hi ")
+            wait_text(EDITOR_FILE, "Hi ")
             assert count(screenshot("sway-before.png"), SELECTION) == 0
 
             # The chord opens it on every snippet; a query narrows it.
@@ -146,7 +138,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
 
             # Enter inserts the selection where the editor's cursor is.
             source.tap(e.KEY_ENTER)
-            wait_editor("Hi no trigger here")
+            wait_text(EDITOR_FILE, "Hi no trigger here")
             time.sleep(1)
             assert count(screenshot("sway-after.png"), SELECTION) == 0, "the picker stayed on screen"
 
@@ -159,7 +151,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             source.tap(e.KEY_DOWN)
             time.sleep(0.3)
             source.tap(e.KEY_ENTER)
-            wait_editor("Hi no trigger here $")
+            wait_text(EDITOR_FILE, "Hi no trigger here $")
 
             # Escape closes it and types nothing; the keys go on to the editor.
             chord(source)
@@ -167,7 +159,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             source.tap(e.KEY_ESC)
             time.sleep(0.5)
             type_us(source, " ok")
-            wait_editor("Hi no trigger here $ ok")
+            wait_text(EDITOR_FILE, "Hi no trigger here $ ok")
 
             # The agent goes while the picker is open: the keys go back to
             # the editor at once.
@@ -176,7 +168,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             agent.process.wait(timeout=30)
             time.sleep(1)
             type_us(source, " fine")
-            wait_editor("Hi no trigger here $ ok fine")
+            wait_text(EDITOR_FILE, "Hi no trigger here $ ok fine")
 
             focus_lost = open(EDITOR_FILE + ".focus").read() if os.path.exists(EDITOR_FILE + ".focus") else "0"
             assert focus_lost == focus_lost_before, "the editor lost the focus %s times" % focus_lost
