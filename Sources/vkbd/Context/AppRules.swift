@@ -151,10 +151,16 @@ struct FocusContext {
   /// focus moving to another window makes the text before the cursor
   /// unknown; a window whose title changed keeps it.
   mutating func update(_ report: FocusReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
-    let moved = report?.window != focus?.window || report?.app != focus?.app
+    let moved = moves(to: report)
     focus = report
     apply(rules: rules, global: global, to: engine)
     if moved { engine.resetText() }
+  }
+
+  /// Whether `report` is of another window than the focused one (not the
+  /// same one with another title).
+  func moves(to report: FocusReport?) -> Bool {
+    report?.window != focus?.window || report?.app != focus?.app
   }
 
   /// Takes a field report (nil when no agent reports any more): its role

@@ -66,7 +66,7 @@ extension Daemon {
   /// A report of the active user's agent, or nil when none reports: the
   /// rule for the window, over the global settings, goes to the engine.
   private func focusChanged(_ report: FocusReport?) {
-    if report?.window != context.focus?.window || report?.app != context.focus?.app { closePicker() }
+    if context.moves(to: report) { closePicker() }
     context.update(report, rules: appRules, global: configuration.engine, engine: engine)
     // The app id and the rule, never the title.
     logger.debug(
