@@ -38,9 +38,8 @@ final class ForeignToplevelSource: FocusSource {
       throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
     }
     self.display = display
-    let context = Unmanaged.passUnretained(self).toOpaque()
     registry = wl_display_get_registry(display)
-    wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, context)
+    WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The first round trip lists the globals (and binds the manager), the
     // second brings every window the compositor has.
     // (Thrown from here on, the instance is whole: deinit disconnects.)
@@ -79,31 +78,27 @@ final class ForeignToplevelSource: FocusSource {
 
   // MARK: - Events
 
-  private static func source(_ proxy: UnsafeMutableRawPointer?) -> ForeignToplevelSource {
-    Unmanaged<ForeignToplevelSource>.fromOpaque(wl_proxy_get_user_data(OpaquePointer(proxy))).takeUnretainedValue()
-  }
-
   /// wl_registry: `global` (name, interface, version) binds the manager.
   private static let registryEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard opcode == 0, let arguments, let interface = arguments[1].s else { return 0 }
-    let source = source(proxy)
+    let source: ForeignToplevelSource = WaylandEvents.owner(of: proxy)
     guard String(cString: interface) == "zwlr_foreign_toplevel_manager_v1", source.manager == nil else { return 0 }
     let version = min(arguments[2].u, 3)
     let bound = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, CAgent_manager(), version))
     source.manager = bound
-    wl_proxy_add_dispatcher(bound, managerEvent, nil, Unmanaged.passUnretained(source).toOpaque())
+    WaylandEvents.dispatch(bound, to: managerEvent, owner: source)
     return 0
   }
 
   /// The manager: `toplevel` brings a new window's handle.
   private static let managerEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
-    let source = source(proxy)
+    let source: ForeignToplevelSource = WaylandEvents.owner(of: proxy)
     switch Int(opcode) {
     case Int(CAgent_managerEventToplevel):
       guard let handle = arguments?[0].o else { return 0 }
       let pointer = UnsafeMutableRawPointer(handle)
       source.windows[pointer] = Window(id: source.ids.id(for: pointer))
-      wl_proxy_add_dispatcher(handle, handleEvent, nil, Unmanaged.passUnretained(source).toOpaque())
+      WaylandEvents.dispatch(handle, to: handleEvent, owner: source)
     case Int(CAgent_managerEventFinished):
       source.manager = nil
     default:
@@ -115,7 +110,7 @@ final class ForeignToplevelSource: FocusSource {
   /// A window's handle: title, app id and state, applied at `done`.
   private static let handleEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard let proxy else { return 0 }
-    let source = source(proxy)
+    let source: ForeignToplevelSource = WaylandEvents.owner(of: proxy)
     guard source.windows[proxy] != nil else { return 0 }
     switch Int(opcode) {
     case Int(CAgent_handleEventTitle):

@@ -58,13 +58,13 @@ final class InputMethodSource: FieldSource, Reconnecting {
     }
     self.display = display
     registry = wl_display_get_registry(display)
-    wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     guard wl_display_roundtrip(display) >= 0, let manager, let seat else {
       throw AgentExit("the compositor offers no zwp_input_method_manager_v2")
     }
     guard let method = CAgent_getInputMethod(manager, seat) else { throw AgentExit("get_input_method failed") }
     inputMethod = method
-    wl_proxy_add_dispatcher(method, Self.inputMethodEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(method, to: Self.inputMethodEvent, owner: self)
     // A seat that has an input method answers with `unavailable` at once.
     guard wl_display_roundtrip(display) >= 0, inputMethod != nil else {
       throw AgentExit("another input method holds the seat")
@@ -155,15 +155,11 @@ final class InputMethodSource: FieldSource, Reconnecting {
 
   // MARK: - Events
 
-  private static func source(_ proxy: UnsafeMutableRawPointer?) -> InputMethodSource {
-    Unmanaged<InputMethodSource>.fromOpaque(wl_proxy_get_user_data(OpaquePointer(proxy))).takeUnretainedValue()
-  }
-
   /// wl_registry: `global` (name, interface, version) binds the first seat
   /// and the input method manager.
   private static let registryEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard opcode == 0, let arguments, let interface = arguments[1].s else { return 0 }
-    let source = source(proxy)
+    let source: InputMethodSource = WaylandEvents.owner(of: proxy)
     switch String(cString: interface) {
     case "wl_seat" where source.seat == nil:
       source.seat = OpaquePointer(wl_registry_bind(source.registry, arguments[0].u, CAgent_seat(), 1))
@@ -177,7 +173,7 @@ final class InputMethodSource: FieldSource, Reconnecting {
 
   /// The input method: the focused text input's state, applied at `done`.
   private static let inputMethodEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
-    let source = source(proxy)
+    let source: InputMethodSource = WaylandEvents.owner(of: proxy)
     switch Int(opcode) {
     case Int(CAgent_inputMethodEventActivate):
       // A new text input: everything from before is reset; content_type too.

@@ -45,7 +45,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
     self.theme = theme
     self.logger = logger
     registry = wl_display_get_registry(display)
-    wl_proxy_add_dispatcher(registry, Self.registryEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The globals, then the outputs' scales.
     guard wl_display_roundtrip(display) >= 0, wl_display_roundtrip(display) >= 0 else {
       throw AgentExit("the Wayland compositor closed")
@@ -111,10 +111,10 @@ final class LayerShellPicker: PickerWindow, Pollable {
     guard let surface = wl_compositor_create_surface(compositor) else { return }
     self.surface = surface
     self.height = height
-    wl_proxy_add_dispatcher(surface, Self.surfaceEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(surface, to: Self.surfaceEvent, owner: self)
     let layerSurface = CAgent_getLayerSurface(shell, surface, UInt32(CAgent_layerOverlay), "vkbd-picker")
     self.layerSurface = layerSurface
-    wl_proxy_add_dispatcher(layerSurface, Self.layerSurfaceEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(layerSurface, to: Self.layerSurfaceEvent, owner: self)
     CAgent_requestUnsigned(
       layerSurface, UInt32(CAgent_layerSurfaceSetSize), UInt32(PickerPainter.width), UInt32(height))
     CAgent_requestUnsigned(layerSurface, UInt32(CAgent_layerSurfaceSetAnchor), UInt32(CAgent_anchorTop), 0)
@@ -148,30 +148,25 @@ final class LayerShellPicker: PickerWindow, Pollable {
     }
     wl_shm_pool_destroy(pool)
     buffers[UnsafeMutableRawPointer(buffer)] = (memory, length)
-    wl_proxy_add_dispatcher(buffer, Self.bufferEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+    WaylandEvents.dispatch(buffer, to: Self.bufferEvent, owner: self)
     wl_surface_set_buffer_scale(surface, scale)
     wl_surface_attach(surface, buffer, 0, 0)
     wl_surface_damage_buffer(surface, 0, 0, width, pixelHeight)
     // The compositor calls back when it has drawn the frame: the time at
     // which the rows are on screen, logged for the latency tests.
     if let callback = wl_surface_frame(surface) {
-      wl_proxy_add_dispatcher(callback, Self.frameEvent, nil, Unmanaged.passUnretained(self).toOpaque())
+      WaylandEvents.dispatch(callback, to: Self.frameEvent, owner: self)
     }
     wl_surface_commit(surface)
   }
 
   // MARK: - Events
 
-  private static func picker(_ proxy: UnsafeMutableRawPointer?) -> LayerShellPicker {
-    Unmanaged<LayerShellPicker>.fromOpaque(wl_proxy_get_user_data(OpaquePointer(proxy))).takeUnretainedValue()
-  }
-
   /// wl_registry `global`: the compositor, shared memory, the layer shell
   /// and every output.
   private static let registryEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard opcode == 0, let arguments, let interface = arguments[1].s else { return 0 }
-    let picker = picker(proxy)
-    let context = Unmanaged.passUnretained(picker).toOpaque()
+    let picker: LayerShellPicker = WaylandEvents.owner(of: proxy)
     let (name, version) = (arguments[0].u, arguments[2].u)
     switch String(cString: interface) {
     case "wl_compositor" where picker.compositor == nil:
@@ -183,7 +178,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
     case "wl_output" where version >= 2:
       guard let output = wl_registry_bind(picker.registry, name, CAgent_output(), 2) else { return 0 }
       picker.outputScales[output] = 1
-      wl_proxy_add_dispatcher(OpaquePointer(output), outputEvent, nil, context)
+      WaylandEvents.dispatch(OpaquePointer(output), to: outputEvent, owner: picker)
     default:
       break
     }
@@ -193,14 +188,14 @@ final class LayerShellPicker: PickerWindow, Pollable {
   /// wl_output `scale` (3).
   private static let outputEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard opcode == 3, let proxy, let arguments else { return 0 }
-    picker(proxy).outputScales[proxy] = max(1, arguments[0].i)
+    (WaylandEvents.owner(of: proxy) as LayerShellPicker).outputScales[proxy] = max(1, arguments[0].i)
     return 0
   }
 
   /// wl_surface `enter` (0): drawn again at the scale of the output it is on.
   private static let surfaceEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
     guard opcode == 0, let output = arguments?[0].o else { return 0 }
-    let picker = picker(proxy)
+    let picker: LayerShellPicker = WaylandEvents.owner(of: proxy)
     let scale = picker.outputScales[UnsafeMutableRawPointer(output)] ?? 1
     if scale != picker.scale {
       picker.scale = scale
@@ -211,7 +206,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
 
   /// The layer surface: `configure` (acked, then drawn), `closed`.
   private static let layerSurfaceEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, arguments in
-    let picker = picker(proxy)
+    let picker: LayerShellPicker = WaylandEvents.owner(of: proxy)
     switch Int(opcode) {
     case Int(CAgent_layerSurfaceEventConfigure):
       guard let arguments else { return 0 }
@@ -232,7 +227,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
   /// wl_callback `done` (0): the frame is on screen.
   private static let frameEvent: wl_dispatcher_func_t = { _, proxy, _, _, _ in
     guard let proxy else { return 0 }
-    picker(proxy).logger.debug(
+    (WaylandEvents.owner(of: proxy) as LayerShellPicker).logger.debug(
       "the picker's frame is on screen", metadata: ["monotonic_us": "\(monotonicMicroseconds())"])
     wl_callback_destroy(OpaquePointer(proxy))
     return 0
@@ -241,7 +236,7 @@ final class LayerShellPicker: PickerWindow, Pollable {
   /// wl_buffer `release` (0): the compositor is done with it.
   private static let bufferEvent: wl_dispatcher_func_t = { _, proxy, opcode, _, _ in
     guard opcode == 0, let proxy else { return 0 }
-    let picker = picker(proxy)
+    let picker: LayerShellPicker = WaylandEvents.owner(of: proxy)
     if let buffer = picker.buffers.removeValue(forKey: proxy) { munmap(buffer.memory, buffer.length) }
     wl_buffer_destroy(OpaquePointer(proxy))
     return 0
