@@ -6,7 +6,8 @@ public struct PickerShow: AgentProtocolMessage {
   public static let type = "picker"
   public var query: String
   /// Per row: the label (else the replacement's first line), the first
-  /// trigger (empty: none) and the match file it comes from.
+  /// trigger (empty: none) and the match file it comes from (the last two
+  /// parts of its path).
   public var labels: [String]
   public var triggers: [String]
   public var sources: [String]

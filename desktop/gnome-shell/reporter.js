@@ -116,8 +116,7 @@ class PickerView {
         style: 'height: 28px; margin: 2px 0; padding: 0 8px; border-radius: 6px;' +
           (selected ? ` background-color: ${PICKER_SELECTION};` : ''),
       });
-      const source = view.sources[row].split('/').pop();
-      const detail = [view.triggers[row], source].filter(part => part).join('  \u00b7  ');
+      const detail = [view.triggers[row], view.sources[row]].filter(part => part).join('  \u00b7  ');
       line.add_child(this._label(view.labels[row], selected ? '#ffffff' : theme.text, 11, true));
       line.add_child(this._label(detail, selected ? '#ffffff' : theme.dim, 9, false));
       this._box.add_child(line);

@@ -136,8 +136,7 @@ struct PickerPainter {
       }
       let foreground = selected ? theme.selectionText : theme.text
       let secondary = selected ? theme.selectionText : theme.dim
-      let source = view.sources[row].split(separator: "/").last.map(String.init) ?? ""
-      let detail = [view.triggers[row], source].filter { !$0.isEmpty }.joined(separator: "  ·  ")
+      let detail = [view.triggers[row], view.sources[row]].filter { !$0.isEmpty }.joined(separator: "  ·  ")
       let detailWidth = text.draw(
         detail, font: "Sans 9", color: secondary, x: x, y: y, width: inner * 0.45, height: Self.rowHeight,
         rightEdge: x + inner)

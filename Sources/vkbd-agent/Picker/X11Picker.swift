@@ -146,7 +146,6 @@ final class X11Picker: PickerWindow, XCBClient {
     let length = Int(stride) * Int(rows)
     let memory = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 16)
     defer { memory.deallocate() }
-    memory.initializeMemory(as: UInt8.self, repeating: 0, count: length)
     PickerPainter(theme: theme()).draw(view, into: memory, stride: stride, scale: scale, opaque: true)
     // The largest request, in 4-byte units, less the request's header.
     let maximumBytes = Int(xcb_get_maximum_request_length(connection)) * 4 - 64
