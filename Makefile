@@ -98,7 +98,7 @@ desktop-test: build-deps desktop
 	@./scripts/install-packages gnome-shell dbus-daemon python3-gi
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
-		/usr/bin/python3 Tests/Desktop/gnome_shell_picker.py .build/debug/vkbd-agent \
+		/usr/bin/python3 Tests/Desktop/gnome_shell.py .build/debug/vkbd-agent \
 		.build/desktop/$$form/$(GNOME_EXTENSION_UUID)
 
 # libFuzzer over the config loader, the script parser, the request parser,

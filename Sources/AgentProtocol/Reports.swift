@@ -29,19 +29,24 @@ public struct Hello: AgentProtocolMessage {
   public var source: String
   /// Whether it can show the snippet picker (absent: it cannot).
   public var picker: Bool?
+  /// Where its field reports come from, best first, joined by `+`
+  /// (`input-method`, `gnome-shell+at-spi`); absent: nowhere.
+  public var fields: String?
 
-  public init(agent: String, source: String, picker: Bool? = nil) {
+  public init(agent: String, source: String, picker: Bool? = nil, fields: String? = nil) {
     self.agent = agent
     self.source = source
     self.picker = picker
+    self.fields = fields
   }
 
-  public enum CodingKeys: String, CodingKey, CaseIterable { case agent, source, picker }
+  public enum CodingKeys: String, CodingKey, CaseIterable { case agent, source, picker, fields }
 
   public func validate() throws(AgentProtocolError) {
-    // The daemon logs these two: plain words only.
+    // The daemon logs these: plain words only.
     try Check.word(agent, "agent")
     try Check.word(source, "source")
+    if let fields { try Check.word(fields, "fields") }
   }
 }
 

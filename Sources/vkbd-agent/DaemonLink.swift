@@ -18,6 +18,8 @@ final class DaemonLink: Reconnecting {
 
   let path: String
   private let source: String
+  /// Where the field reports come from (the hello's `fields`).
+  private let fields: String?
   private let logger: Logger
   private let loop: EventLoop
   private let worker: SessionWorker
@@ -45,9 +47,10 @@ final class DaemonLink: Reconnecting {
   /// way for the agent to show it, and the hello says so.
   private let picker: PickerWindow?
 
-  init(path: String, source: String, picker: PickerWindow?, loop: EventLoop, logger: Logger) {
+  init(path: String, source: String, fields: String?, picker: PickerWindow?, loop: EventLoop, logger: Logger) {
     self.path = path
     self.source = source
+    self.fields = fields
     self.picker = picker
     self.loop = loop
     self.logger = logger
@@ -81,7 +84,7 @@ final class DaemonLink: Reconnecting {
     onDescriptorChange()
     lastFailure = nil
     logger.info("connected to the daemon", metadata: ["socket": "\(path)"])
-    send(Hello(agent: VKBDVersion.current, source: source, picker: picker != nil))
+    send(Hello(agent: VKBDVersion.current, source: source, picker: picker != nil, fields: fields))
   }
 
   /// Remembers the focus and sends it when the daemon counts this agent. A

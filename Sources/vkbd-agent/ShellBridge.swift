@@ -22,7 +22,14 @@ import Logging
 ///
 /// whenever the input source changes; on KDE the bridge asks KWin's
 /// keyboard service (org.kde.keyboard) and reads kxkbrc (``KxkbConfig``).
-final class ShellBridge: FocusSource, LayoutSource {
+///
+/// On GNOME it follows the focused text field as well: the extension calls
+///
+///     io.github.vkbd.Agent1.FieldChanged(s kind, u purpose, u hints,
+///                                        b has_text, s before, b start)
+///
+/// from the Shell's input method and IBus's panel (``takeField(_:)``).
+final class ShellBridge: FocusSource, LayoutSource, FieldSource {
   static let busName = "io.github.vkbd.Agent"
   static let objectPath = "/io/github/vkbd/Agent"
   static let interface = "io.github.vkbd.Agent1"
@@ -40,12 +47,17 @@ final class ShellBridge: FocusSource, LayoutSource {
   private let kwinScript: String
   private var bus: OpaquePointer?
   private var slot: OpaquePointer?
-  private let logger: Logger
+  let logger: Logger
   private var ids = WindowIDs<String>()
   /// Takes the focused window whenever the desktop reports it.
   var onFocus: (FocusReport) -> Void = { _ in }
   /// Takes the desktop's layout whenever it changes.
   var onLayout: (LayoutReport) -> Void = { _ in }
+  /// Takes the focused text field whenever it changes (GNOME).
+  var onField: (FieldReport) -> Void = { _ in }
+  /// The field reported last, and which bad reports were logged (once each).
+  var lastField: FieldReport?
+  var loggedBadFields: Set<String> = []
   private var lastLayout: LayoutReport?
   /// KDE: the signals followed, and what they told.
   private var layoutSlots: [OpaquePointer?] = []
@@ -127,6 +139,11 @@ final class ShellBridge: FocusSource, LayoutSource {
       }
       reply(to: message)
       bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
+      return 1
+    }
+    if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "FieldChanged") > 0 {
+      guard bridge.takeField(message) else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
+      reply(to: message)
       return 1
     }
     if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "LayoutChanged") > 0 {

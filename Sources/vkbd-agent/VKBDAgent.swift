@@ -85,16 +85,17 @@ struct VKBDAgent: ParsableCommand {
       logger.info("the snippet picker is shown here", metadata: ["window": "\(window.name)"])
       for item in pollable { agent.add(item) }
     }
+    let fields = FieldSources(openFieldSources(environment, focusSource: focusSource, logger: logger))
     let daemon = DaemonLink(
-      path: socket, source: focusSource.name, picker: picker?.window, loop: agent.loop, logger: logger)
+      path: socket, source: focusSource.name, fields: fields.sources.isEmpty ? nil : fields.name,
+      picker: picker?.window, loop: agent.loop, logger: logger)
     let printed = { (message: any AgentProtocolMessage) in
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
     let settler = FocusSettler(loop: agent.loop) { [print] focus in print ? printed(focus) : daemon.report(focus) }
     focusSource.onFocus = { settler.take($0) }
-    let fieldSource = openFieldSource(environment, focusSource: focusSource, logger: logger)
-    fieldSource?.onField = { [print] field in print ? printed(field) : daemon.report(field) }
+    fields.onField = { [print] field in print ? printed(field) : daemon.report(field) }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
     layoutSource?.onLayout = { [print] layout in
       var layout = layout
@@ -105,12 +106,12 @@ struct VKBDAgent: ParsableCommand {
     logger.info(
       "sources",
       metadata: [
-        "focus": "\(focusSource.name)", "field": "\(fieldSource?.name ?? "none")",
+        "focus": "\(focusSource.name)", "field": "\(fields.sources.isEmpty ? "none" : fields.name)",
         "layout": "\(layoutSource?.name ?? "none")",
       ])
     let userSnippets = UserSnippets(loop: agent.loop, logger: logger)
     userSnippets.onFiles = { files, directory in daemon.report(snippetFiles: files, directory: directory) }
-    let extra: [Pollable] = [fieldSource, layoutSource].compactMap { $0 }.filter { $0 !== focusSource }
+    let extra: [Pollable] = (fields.sources + [layoutSource].compactMap { $0 }).filter { $0 !== focusSource }
     for item in [focusSource] + extra + watches { agent.add(item) }
     if !print {
       agent.add(daemon)
@@ -151,27 +152,30 @@ struct VKBDAgent: ParsableCommand {
     return (try X11Source(), [])
   }
 
-  /// Where the field's role and text come from: the compositor's input
-  /// method protocol on Wayland where no other input method holds the
-  /// seat, else the accessibility bus; nil: from the app only. GNOME Shell
-  /// and KWin offer no input method protocol for a client: there, the
-  /// accessibility bus.
-  private func openFieldSource(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
-    -> FieldSource?
+  /// Where the field's role and text come from, best first: the
+  /// compositor's input method protocol on wlroots compositors where no
+  /// other input method holds the seat, else the accessibility bus; on
+  /// GNOME Shell the extension (the Shell's input method and IBus's panel),
+  /// then the accessibility bus. Empty: from the app only.
+  private func openFieldSources(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
+    -> [FieldSource]
   {
-    if environment.wayland && !(focusSource is ShellBridge) {
+    var sources: [FieldSource] = []
+    if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome {
+      sources.append(bridge)
+    } else if environment.wayland && !(focusSource is ShellBridge) {
       do {
-        return try InputMethodSource(logger: logger)
+        return [try InputMethodSource(logger: logger)]
       } catch {
         logger.info("no input method: \(error.message)")
       }
     }
     do {
-      return try AccessibilitySource(logger: logger)
+      sources.append(try AccessibilitySource(logger: logger))
     } catch {
       logger.info("no accessibility bus: \(error.message)")
-      return nil
     }
+    return sources
   }
 
   /// Where the desktop's layout comes from: the GNOME Shell extension or

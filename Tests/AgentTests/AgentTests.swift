@@ -27,7 +27,8 @@ import Testing
       loop = try EventLoop()
       server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
       agent = try AgentLoop()
-      link = DaemonLink(path: path, source: "x11", picker: picker, loop: agent.loop, logger: Logger(label: "test"))
+      link = DaemonLink(
+        path: path, source: "x11", fields: "at-spi", picker: picker, loop: agent.loop, logger: Logger(label: "test"))
       agent.add(link)
       server.onFocus = { [unowned self] in reports.append($0) }
     }
@@ -86,6 +87,7 @@ import Testing
     try pair.pump()
     #expect(pair.link.isConnected && !pair.link.isActive)
     #expect(pair.server.statuses.map(\.source) == ["x11"], "the hello arrived")
+    #expect(pair.server.statuses.map(\.fields) == ["at-spi"], "it said where its fields come from")
     pair.link.report(FocusReport(window: 1, app: "foot", title: "private"))
     try pair.pump()
     #expect(pair.reports.isEmpty, "a session that does not count sends nothing")
@@ -107,7 +109,8 @@ import Testing
     var pair: Pair? = try Pair()
     let path = pair!.path
     let agent = try AgentLoop()
-    let link = DaemonLink(path: path, source: "x11", picker: nil, loop: agent.loop, logger: Logger(label: "test"))
+    let link = DaemonLink(
+      path: path, source: "x11", fields: nil, picker: nil, loop: agent.loop, logger: Logger(label: "test"))
     agent.add(link)
     link.connect()
     try pair!.pump()

@@ -8,11 +8,20 @@ import Testing
   @Test(arguments: [
     (UInt32(8), UInt32(0), FieldRole.password), (9, 0, .pin), (13, 0, .terminal), (5, 0, .url), (6, 0, .email),
     (3, 0, .number), (4, 0, .number), (0, 0, .entry), (0, 0x200, .text), (7, 0x200, .text),
-    // Hidden text or sensitive data makes any field secret.
-    (0, 0x40, .password), (0, 0x80 | 0x200, .password),
+    // Hidden text or sensitive data makes any field secret; a PIN stays one.
+    (0, 0x40, .password), (0, 0x80 | 0x200, .password), (3, 0xC0, .password), (9, 0xC0, .pin),
+    // What GTK 4.8 sent on sway and GNOME (WAYLAND_DEBUG): a password and a PIN entry.
+    (8, 192, .password), (9, 192, .pin),
   ])
   func theContentTypeGivesTheRole(purpose: UInt32, hint: UInt32, role: FieldRole) {
-    #expect(InputMethodSource.role(purpose: purpose, hint: hint) == role)
+    #expect(ContentType.textInputV3(purpose: purpose, hints: hint) == role)
+  }
+
+  @Test func aPurposeOfANewerProtocolIsUnknownUnlessTheHintsSaySecret() {
+    #expect(ContentType.textInputV3(purpose: 14, hints: 0) == nil)
+    #expect(ContentType.textInputV3(purpose: 14, hints: 0x40) == .password)
+    #expect(
+      InputMethodSource.report(for: Self.state(Array("x".utf8), cursor: 1, purpose: 14), source: "im") == .some(nil))
   }
 
   static func state(_ text: [UInt8]?, cursor: Int, purpose: UInt32 = 0) -> InputMethodSource.State {

@@ -208,47 +208,70 @@ extension ShellBridgeTests {
         signal_subscribe: () => 1, signal_unsubscribe: () => {},
       }},
     };
-    const GLib = {Variant: class { constructor(signature, values) { this.signature = signature; this.values = values; } }};
+    const idles = [];
+    const runIdles = () => { while (idles.length) idles.shift()(); };
+    const GLib = {
+      Variant: class { constructor(signature, values) { this.signature = signature; this.values = values; } },
+      PRIORITY_DEFAULT: 0, SOURCE_REMOVE: false,
+      idle_add: (priority, callback) => idles.push(callback), source_remove: () => {},
+    };
+    const Clutter = {
+      InputContentPurpose: {NORMAL: 0, ALPHA: 1, DIGITS: 2, NUMBER: 3, PHONE: 4, URL: 5, EMAIL: 6, NAME: 7,
+        PASSWORD: 8, DATE: 9, TIME: 10, DATETIME: 11, TERMINAL: 12},
+      InputContentHintFlags: {HIDDEN_TEXT: 64, SENSITIVE_DATA: 128, MULTILINE: 512},
+    };
+    const inputMethod = Object.assign(new Emitter(), {
+      _currentFocus: null, content_purpose: 0, content_hints: 0, text: [null, null],
+      getSurroundingText() { return this.text; },
+    });
+    const Main = {inputMethod};
+    const ibus = new Emitter();
+    const IBusManager = {getIBusManager: () => ibus};
     """#
 
-  /// The extension, run by node against the fake shell: its calls as it
-  /// enables, the sources change, the options change, the agent's name
-  /// appears and it is disabled; then those calls played to the agent.
-  @Test func theExtensionReportsTheCurrentInputSource() throws {
+  /// The extension run by node against the fake shell, then `steps`,
+  /// which print the calls it made as JSON; those calls.
+  static func runExtension(_ steps: String) throws -> [[Any]] {
     // make check installs node (BUILD_PACKAGES): missing, the test fails.
     try #require(access("/usr/bin/node", X_OK) == 0, "node runs the extension here")
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let reporter = try String(
       contentsOf: repository.appendingPathComponent("desktop/gnome-shell/reporter.js"), encoding: .utf8)
-    let script =
-      Self.fakeShell + reporter + """
-        const reporter = new FocusReporter();
-        reporter.enable();
-        manager.currentSource = null;
-        manager.emit('sources-changed');
-        manager.currentSource = {type: 'ibus', id: 'anthy', xkbId: 'jp', index: 1};
-        manager.emit('current-source-changed');
-        store['xkb-options'] = ['grp:alt_shift_toggle', 'caps:escape'];
-        settings[0].emit('changed', 'xkb-options');
-        settings[0].emit('changed', 'show-all-sources');
-        store['xkb-model'] = 'pc104';
-        settings[0].emit('changed', 'xkb-model');
-        watchers[0]();
-        reporter.disable();
-        manager.emit('current-source-changed');
-        console.log(JSON.stringify(calls));
-        """
     let node = Process()
     node.executableURL = URL(fileURLWithPath: "/usr/bin/node")
-    node.arguments = ["-e", script]
+    node.arguments = ["-e", fakeShell + reporter + steps]
     let output = Pipe()
     node.standardOutput = output
     try node.run()
     let printed = output.fileHandleForReading.readDataToEndOfFile()
     node.waitUntilExit()
     #expect(node.terminationStatus == 0)
-    let calls = try #require(try JSONSerialization.jsonObject(with: printed) as? [[Any]])
+    return try #require(try JSONSerialization.jsonObject(with: printed) as? [[Any]])
+  }
+
+  /// The extension, run by node against the fake shell: its calls as it
+  /// enables, the sources change, the options change, the agent's name
+  /// appears and it is disabled; then those calls played to the agent.
+  @Test func theExtensionReportsTheCurrentInputSource() throws {
+    let steps = """
+      const reporter = new FocusReporter();
+      reporter.enable();
+      manager.currentSource = null;
+      manager.emit('sources-changed');
+      manager.currentSource = {type: 'ibus', id: 'anthy', xkbId: 'jp', index: 1};
+      manager.emit('current-source-changed');
+      store['xkb-options'] = ['grp:alt_shift_toggle', 'caps:escape'];
+      settings[0].emit('changed', 'xkb-options');
+      settings[0].emit('changed', 'show-all-sources');
+      store['xkb-model'] = 'pc104';
+      settings[0].emit('changed', 'xkb-model');
+      watchers[0]();
+      reporter.disable();
+      manager.emit('current-source-changed');
+      console.log(JSON.stringify(calls));
+      """
+    let calls = try Self.runExtension(steps)
     #expect(calls.filter { $0.first as? String == "FocusChanged" }.count == 2, "at enabling and when the agent came")
     let layoutCalls = calls.filter { $0.first as? String == "LayoutChanged" }
     #expect(layoutCalls.allSatisfy { $0[1] as? String == "(sssssu)" })
@@ -276,6 +299,79 @@ extension ShellBridgeTests {
         ["pc104", "jp", "", "grp:alt_shift_toggle,caps:escape"],
       ])
     #expect(reports.allSatisfy { $0.source == "gnome-shell" && $0.rules == "evdev" && $0.group == 0 })
+  }
+
+  /// The extension's field reports, run by node against the fake shell as
+  /// the input method's focus, content type and text change; then played
+  /// to the agent.
+  @Test func theExtensionReportsTheFocusedField() throws {
+    let steps = """
+      const reporter = new FocusReporter();
+      reporter.enable();
+      runIdles();
+      const set = (purpose, hints, text, cursor) => {
+        Object.assign(inputMethod, {content_purpose: purpose, content_hints: hints, text: [text, cursor]});
+        inputMethod.emit('surrounding-text-set');
+        runIdles();
+      };
+      // What mutter 43 gave for GTK's entry: the cursor a byte offset.
+      inputMethod._currentFocus = {};
+      set(0, 0, 'Grüße 😀. Thanks', 20);
+      set(0, 0, 'Grüße 😀. Thanks', 20);
+      set(8, 192, '●●●', 9);
+      set(0, 0, 'Grüße', 3);
+      set(0, 0, 'abc', 9);
+      set(99, 0, 'abc', 3);
+      set(0, 0, 'x'.repeat(300), 300);
+      inputMethod._currentFocus = null;
+      runIdles();
+      ibus.emit('set-content-type', 8, 0);
+      ibus.emit('focus-in');
+      runIdles();
+      ibus.emit('focus-out');
+      runIdles();
+      watchers[0]();
+      runIdles();
+      reporter.disable();
+      inputMethod._currentFocus = {};
+      set(0, 0, 'after', 5);
+      console.log(JSON.stringify(calls.filter(call => call[0] === 'FieldChanged')));
+      """
+    let calls = try Self.runExtension(steps)
+    #expect(calls.allSatisfy { $0[1] as? String == "(suubsb)" })
+    let sent = calls.map { $0.dropFirst(2).map { "\($0)" } }
+    let none = ["", "0", "0", "0", "", "0"]
+    #expect(
+      sent == [
+        none, ["input-method", "0", "0", "1", "Grüße 😀. Thanks", "1"], ["input-method", "8", "192", "0", "", "0"],
+        // A cursor inside a character or past the text: left out; a purpose
+        // the extension does not know: no text.
+        ["input-method", "99", "0", "0", "", "0"],
+        ["input-method", "0", "0", "1", String(repeating: "x", count: 256), "0"],
+        none, ["ibus", "8", "0", "0", "", "0"], none, none,
+      ])
+
+    let bus = try SessionBus()
+    let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
+    var reports: [FieldReport] = []
+    bridge.onField = { reports.append($0) }
+    for fields in sent {
+      let booleans = fields.enumerated().map {
+        [3, 5].contains($0.offset) ? ($0.element == "1" ? "true" : "false") : $0.element
+      }
+      let call =
+        [ShellBridge.busName, ShellBridge.objectPath, ShellBridge.interface, "FieldChanged", "suubsb"] + booleans
+      #expect(try Self.play(call, on: bus, to: bridge) == 0)
+    }
+    let source = "gnome-shell"
+    #expect(
+      reports == [
+        FieldReport(source: source),
+        FieldReport(source: source, role: .entry, before: "Grüße 😀. Thanks", isFieldStart: true),
+        FieldReport(source: source, role: .password),
+        FieldReport(source: source, role: .entry, before: String(repeating: "x", count: 256)),
+        FieldReport(source: source), FieldReport(source: source, role: .password), FieldReport(source: source),
+      ], "the unknown purpose is left out, and the same report twice is one")
   }
 
   /// Each form of the extension gives the reporter GNOME's keyboard module.

@@ -211,3 +211,64 @@ import Testing
     #expect(result.status == 0 && result.output == "make.  make\n", "\(result)")
   }
 }
+
+/// Unknown stays unknown: a window whose fields were reported, reporting
+/// none while it keeps the focus, gets no aids.
+@Suite struct UnknownFieldTests {
+  static let global = EngineConfiguration()
+
+  static func context() -> (FocusContext, AppRules, Engine) {
+    let engine = Engine(layout: Simulation.layout("us"), configuration: global, snippets: SnippetMatcher([]))
+    return (FocusContext(), AppRules(user: []), engine)
+  }
+
+  @Test func aWindowThatShowedFieldsAndNowShowsNoneIsSecret() {
+    var (context, rules, engine) = Self.context()
+    context.update(FocusReport(window: 1, app: "firefox"), rules: rules, global: Self.global, engine: engine)
+    context.update(FieldReport(source: "gnome-shell", role: .entry), rules: rules, global: Self.global, engine: engine)
+    #expect(engine.configuration.enabled && !context.isFieldUnknown)
+    // Firefox's password field leaves the input method: no field is reported.
+    context.update(FieldReport(source: "gnome-shell"), rules: rules, global: Self.global, engine: engine)
+    #expect(context.isFieldUnknown && context.matched?.role == .password)
+    #expect(!engine.configuration.enabled && context.rule?.rule.origin == "built-in: secret fields")
+    // A field again: the aids are back.
+    context.update(FieldReport(source: "gnome-shell", role: .text), rules: rules, global: Self.global, engine: engine)
+    #expect(engine.configuration.enabled && !context.isFieldUnknown)
+  }
+
+  @Test func anotherWindowStartsUnknownAsNothing() {
+    var (context, rules, engine) = Self.context()
+    context.update(FocusReport(window: 1, app: "firefox"), rules: rules, global: Self.global, engine: engine)
+    context.update(FieldReport(source: "gnome-shell", role: .entry), rules: rules, global: Self.global, engine: engine)
+    // An Xwayland window, whose fields no source reports: the input
+    // method's "no field" comes after its focus report, and the window's
+    // rule applies as before.
+    context.update(FocusReport(window: 2, app: "xterm"), rules: rules, global: Self.global, engine: engine)
+    context.update(FieldReport(source: "gnome-shell"), rules: rules, global: Self.global, engine: engine)
+    #expect(!context.isFieldUnknown && context.rule?.rule.origin == "built-in: terminals")
+    context.update(
+      FocusReport(window: 3, app: "org.gnome.TextEditor"), rules: rules, global: Self.global, engine: engine)
+    #expect(!context.isFieldUnknown && engine.configuration.enabled && context.rule == nil)
+  }
+
+  @Test func noAgentIsNoUnknownField() {
+    var (context, rules, engine) = Self.context()
+    context.update(FocusReport(window: 1, app: "firefox"), rules: rules, global: Self.global, engine: engine)
+    context.update(FieldReport(source: "at-spi", role: .entry), rules: rules, global: Self.global, engine: engine)
+    context.update(nil as FieldReport?, rules: rules, global: Self.global, engine: engine)
+    #expect(!context.isFieldUnknown && engine.configuration.enabled)
+  }
+
+  @Test func statusAndDoctorSayIt() {
+    let focus = FocusStatus(
+      app: "firefox", role: "unknown", fieldSource: "gnome-shell", rule: 1, ruleOrigin: "built-in: secret fields",
+      settings: "enabled: false", seat: "logind", activeUsers: [1000],
+      agents: [AgentStatus(uid: 1000, pid: 7, source: "gnome-shell", active: true, fields: "gnome-shell+at-spi")])
+    let shown = Report.focus(focus)
+    #expect(shown.contains("firefox, a field no source sees (taken as secret)"))
+    #expect(shown.contains("gnome-shell, fields from gnome-shell+at-spi, counts"))
+    let coverage = FieldCoverage.describe("gnome-shell+at-spi")
+    #expect(coverage.hasPrefix("fields from GNOME Shell's input method") && coverage.contains(", then AT-SPI"))
+    #expect(FieldCoverage.describe(nil).hasPrefix("no field source"))
+  }
+}

@@ -2,6 +2,7 @@
 const {Clutter, Gio, GLib, Pango, St} = imports.gi;
 const Main = imports.ui.main;
 const Keyboard = imports.ui.status.keyboard;
+const IBusManager = imports.misc.ibusManager;
 
 //@reporter@
 

@@ -4,8 +4,14 @@
 // layout is in effect, whenever the input source changes. GNOME Shell's
 // Wayland session has no protocol for either. The Makefile puts this class
 // between the imports of GNOME Shell 42-44 (legacy.js) or 45 and later
-// (modern.js); each gives it Gio, GLib, St, Pango, Main (ui/main) and
-// Keyboard (ui/status/keyboard).
+// (modern.js); each gives it Clutter, Gio, GLib, St, Pango, Main (ui/main),
+// Keyboard (ui/status/keyboard) and IBusManager (misc/ibusManager).
+//
+// And the focused text field: its content purpose and hints and the text
+// before its cursor, from the Shell's own input method (Main.inputMethod),
+// which mutter tells of every text-input-v3 client (GTK 3 and 4, Qt 6.7
+// and later, Firefox, VTE); for the clients that talk to IBus themselves
+// (X11 and Xwayland ones), the purpose and hints IBus's panel hears.
 //
 // It also shows vkbd's snippet picker, which GNOME Shell (no layer shell)
 // lets no other client draw above every window without the focus: the
@@ -21,6 +27,12 @@
 //   options, group), strings but the group (u). GNOME's keymap holds the
 //   current source's layout alone (the shell switches keymaps, not
 //   groups): one layout, group 0.
+//   io.github.vkbd.Agent1.FieldChanged(s kind, u purpose, u hints,
+//   b has_text, s before, b start): kind 'input-method' (Clutter's purpose
+//   and hints), 'ibus' (IBus's), or '' when no text field has the focus;
+//   the last 256 characters before the cursor, and whether they are all
+//   the field has before it. No text is sent for a secret field, or one
+//   whose purpose this extension does not know.
 
 const AGENT_NAME = 'io.github.vkbd.Agent';
 const AGENT_PATH = '/io/github/vkbd/Agent';
@@ -132,6 +144,118 @@ class PickerView {
   }
 }
 
+// The text a field report carries at most, in characters, and the size in
+// UTF-8 bytes below which a surrounding text is the whole field (GTK sends
+// at most 4000 bytes around the cursor).
+const FIELD_TEXT = 256;
+const CLIPPED_TEXT = 3800;
+
+class FieldWatch {
+  constructor(send) {
+    this._send = send;
+    this._last = null;
+    this._idle = 0;
+    this._warned = false;
+    this._ibusFocus = false;
+    this._ibusType = [0, 0];
+    this._method = Main.inputMethod;
+    // The input method keeps the text input that has the focus in
+    // _currentFocus (its vfuncs focus_in and focus_out set it) and emits
+    // nothing: an accessor on the instance hears it.
+    this._focus = this._method._currentFocus || null;
+    Object.defineProperty(this._method, '_currentFocus', {
+      configurable: true,
+      get: () => this._focus,
+      set: focus => {
+        this._focus = focus;
+        this._changed();
+      },
+    });
+    this._methodSignals = ['notify::content-purpose', 'notify::content-hints', 'surrounding-text-set'].map(
+      name => this._method.connect(name, () => this._changed()));
+    this._ibus = IBusManager.getIBusManager();
+    this._ibusSignals = [
+      this._ibus.connect('set-content-type', (manager, purpose, hints) => {
+        this._ibusType = [purpose, hints];
+        this._changed();
+      }),
+      this._ibus.connect('focus-in', () => {
+        this._ibusFocus = true;
+        this._changed();
+      }),
+      this._ibus.connect('focus-out', () => {
+        this._ibusFocus = false;
+        this._changed();
+      }),
+    ];
+    this._changed();
+  }
+
+  destroy() {
+    if (this._idle)
+      GLib.source_remove(this._idle);
+    for (const id of this._methodSignals)
+      this._method.disconnect(id);
+    for (const id of this._ibusSignals)
+      this._ibus.disconnect(id);
+    delete this._method._currentFocus;
+    this._method._currentFocus = this._focus;
+  }
+
+  // Sends the field again, changed or not (an agent came).
+  resend() {
+    this._last = null;
+    this._changed();
+  }
+
+  // A text input's state comes in several calls (focus, purpose, hints,
+  // text): one report once they are all in.
+  _changed() {
+    if (!this._idle) {
+      this._idle = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+        this._idle = 0;
+        this._report();
+        return GLib.SOURCE_REMOVE;
+      });
+    }
+  }
+
+  _report() {
+    let field = ['', 0, 0, false, '', false];
+    if (this._focus) {
+      const purpose = this._method.content_purpose;
+      const hints = this._method.content_hints;
+      field = ['input-method', purpose, hints, false, '', false];
+      const secret = purpose === Clutter.InputContentPurpose.PASSWORD ||
+        (hints & (Clutter.InputContentHintFlags.HIDDEN_TEXT | Clutter.InputContentHintFlags.SENSITIVE_DATA)) !== 0;
+      const known = Object.values(Clutter.InputContentPurpose).includes(purpose);
+      const [text, cursor] = this._method.getSurroundingText();
+      if (!secret && known && typeof text === 'string') {
+        // The cursor is a byte offset into the UTF-8 text, as the client
+        // sends it (mutter 43 passes it on unchanged).
+        const bytes = new TextEncoder().encode(text);
+        if (!Number.isInteger(cursor) || cursor < 0 || cursor > bytes.length ||
+            (cursor < bytes.length && (bytes[cursor] & 0xC0) === 0x80)) {
+          if (!this._warned)
+            console.warn('vkbd-focus: a text field gave a cursor outside its text; its report is left out');
+          this._warned = true;
+          return;
+        }
+        const characters = Array.from(new TextDecoder().decode(bytes.subarray(0, cursor)));
+        const whole = characters.length <= FIELD_TEXT && bytes.length < CLIPPED_TEXT;
+        field = ['input-method', purpose, hints, true, characters.slice(-FIELD_TEXT).join(''), whole];
+      }
+    } else if (this._ibusFocus) {
+      field = ['ibus', this._ibusType[0], this._ibusType[1], false, '', false];
+    }
+    const key = JSON.stringify(field);
+    if (key === this._last)
+      return;
+    this._last = key;
+    this._send('FieldChanged', new GLib.Variant('(suubsb)', field));
+  }
+}
+
 class FocusReporter {
   enable() {
     this._window = null;
@@ -152,13 +276,17 @@ class FocusReporter {
       Gio.BusType.SESSION, AGENT_NAME, Gio.BusNameWatcherFlags.NONE, () => {
         this._report();
         this._reportLayout();
+        this._fields?.resend();
       }, null);
     this._focusMoved();
     this._reportLayout();
     this._picker = new PickerView();
+    this._fields = new FieldWatch((method, parameters) => this._call(method, parameters));
   }
 
   disable() {
+    this._fields.destroy();
+    this._fields = null;
     this._picker.destroy();
     this._picker = null;
     global.display.disconnect(this._focusSignal);

@@ -72,6 +72,8 @@ final class AgentServer {
     var source: String?
     /// Whether it can show the picker, as its hello said.
     var showsPicker = false
+    /// Where its field reports come from, as its hello said.
+    var fields: String?
     var active: Bool
     var loggedIgnoring = false
     /// The user's match files as they come, and the last complete set.
@@ -83,7 +85,8 @@ final class AgentServer {
   /// What `vkbd status` says of an agent.
   var statuses: [AgentStatus] {
     connections.values.map {
-      AgentStatus(uid: $0.uid, pid: $0.pid, source: $0.source, active: $0.active, picker: $0.showsPicker)
+      AgentStatus(
+        uid: $0.uid, pid: $0.pid, source: $0.source, active: $0.active, picker: $0.showsPicker, fields: $0.fields)
     }
     .sorted { ($0.uid, $0.pid) < ($1.uid, $1.pid) }
   }
@@ -243,12 +246,13 @@ final class AgentServer {
     guard var connection = connections[agent] else { return }
     connection.source = hello.source
     connection.showsPicker = hello.picker ?? false
+    connection.fields = hello.fields
     connections[agent] = connection
     logger.info(
       "session agent connected",
       metadata: [
         "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(hello.source)", "agent": "\(hello.agent)",
-        "active": "\(connection.active)",
+        "fields": "\(hello.fields ?? "none")", "active": "\(connection.active)",
       ])
   }
 

@@ -135,12 +135,25 @@ struct FocusContext {
   /// bus tells; its role stands over the window's. Its text is not kept.
   private(set) var field: FieldReport?
 
+  /// Whether a field source reported a text field of the focused window
+  /// since it has the focus (a report that came before the window's own
+  /// is not counted: the two come on different connections).
+  private var windowShowedFields = false
+
+  /// Unknown stays unknown: a window whose fields a source reports has all
+  /// of them reported, so when the source reports none while the window
+  /// keeps the focus, the keys go to something vkbd cannot see: a button,
+  /// or a field that left the input method (Firefox's password fields
+  /// do). Such a field is taken as secret until a field is reported again
+  /// or another window has the focus (vkbd-agent(1)).
+  var isFieldUnknown: Bool { windowShowedFields && field != nil && field?.role == nil }
+
   /// What the rules match: the window, with the field's role when a field
-  /// source knows it.
+  /// source knows it (a password's when the field is unknown).
   var matched: FocusReport? {
     guard field?.role != nil || focus != nil else { return nil }
     var matched = focus ?? FocusReport(window: 0, app: "")
-    matched.role = field?.role ?? focus?.role
+    matched.role = field?.role ?? (isFieldUnknown ? .password : focus?.role)
     return matched
   }
   /// The rule in force, with its place among the rules; nil: the global settings.
@@ -153,6 +166,7 @@ struct FocusContext {
   mutating func update(_ report: FocusReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
     let moved = moves(to: report)
     focus = report
+    if moved { windowShowedFields = false }
     apply(rules: rules, global: global, to: engine)
     if moved { engine.resetText() }
   }
@@ -168,6 +182,8 @@ struct FocusContext {
   /// goes to the engine (``Engine/fieldReported(before:isFieldStart:)``).
   mutating func update(_ report: FieldReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
     field = report.map { FieldReport(source: $0.source, role: $0.role) }
+    if report?.role != nil { windowShowedFields = true }
+    if report == nil { windowShowedFields = false }
     apply(rules: rules, global: global, to: engine)
     if let before = report?.before {
       engine.fieldReported(before: Array(before.unicodeScalars), isFieldStart: report!.isFieldStart)

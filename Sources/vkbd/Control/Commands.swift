@@ -228,7 +228,8 @@ enum Report {
     let users = focus.activeUsers.isEmpty ? "no one" : focus.activeUsers.map { "uid \($0)" }.joined(separator: ", ")
     var lines: [String] = []
     if let app = focus.app {
-      lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(focus.role.map { ", a \($0) field" } ?? "")")
+      let role = focus.role.map { $0 == "unknown" ? ", a field no source sees (taken as secret)" : ", a \($0) field" }
+      lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(role ?? "")")
       lines.append(
         "field     "
           + (focus.fieldSource.map { "from \($0)" } ?? "from the app only (no input method or AT-SPI report)"))
@@ -247,6 +248,7 @@ enum Report {
       lines.append(
         (index == 0 ? "agents    " : "          ")
           + "uid \(agent.uid) (pid \(agent.pid)): \(agent.source ?? "no hello yet"), "
+          + (agent.fields.map { "fields from \($0), " } ?? "")
           + (agent.picker == true ? "shows the picker, " : "")
           + (agent.active ? "counts" : "ignored: not the active session's user"))
     }

@@ -92,7 +92,9 @@ struct StatusReport: Codable, Equatable {
 struct FocusStatus: Codable, Equatable {
   /// The app id or X11 class; nil while no agent of the active user reports.
   var app: String?
-  /// The field's role, from the field source or the window's report.
+  /// The field's role, from the field source or the window's report;
+  /// `unknown` when the source sees no field where it saw some
+  /// (``FocusContext/isFieldUnknown``).
   var role: String?
   /// Where the field's role and text come from (`input-method`, `at-spi`);
   /// nil: from the app only.
@@ -119,6 +121,9 @@ struct AgentStatus: Codable, Equatable {
   var active: Bool
   /// Whether it shows the snippet picker (absent in older replies).
   var picker: Bool? = nil
+  /// Where its field reports come from, best first, joined by `+`;
+  /// nil: nowhere (or an older agent).
+  var fields: String? = nil
 }
 
 /// One app rule, in the order they are tried.

@@ -212,7 +212,10 @@ struct Diagnosis {
         fix: "as that user: systemctl --user enable --now vkbd-agent.service (or log out and in)")
     }
     let layout = status.layoutOrigin.map { ", layout from \($0)" } ?? ""
-    return .ok("agent", "uid \(agent.uid), focus from \(agent.source ?? "nothing yet")\(layout)")
+    return .ok(
+      "agent",
+      "uid \(agent.uid), focus from \(agent.source ?? "nothing yet")\(layout); "
+        + FieldCoverage.describe(agent.fields))
   }
 
   func configCheck() -> DoctorCheck {

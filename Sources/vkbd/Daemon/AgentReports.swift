@@ -161,7 +161,8 @@ extension Daemon {
     let rule = context.rule
     let (users, fromLogind) = seat.activeUsers(sessionUsers: configuration.sessionUsers)
     return FocusStatus(
-      app: context.focus?.app, role: context.matched?.role?.rawValue, fieldSource: context.field?.source,
+      app: context.focus?.app, role: context.isFieldUnknown ? "unknown" : context.matched?.role?.rawValue,
+      fieldSource: context.field?.source,
       rule: rule.map { $0.index + 1 },
       ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
       seat: fromLogind ? "logind" : "session_users", activeUsers: users.map { UInt32($0) },

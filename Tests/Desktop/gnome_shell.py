@@ -1,20 +1,27 @@
 #!/usr/bin/python3
-"""The snippet picker in a real GNOME Shell (issue 27), on this machine:
-GNOME Shell headless (--headless --virtual-monitor) on a private session
-bus, with a private system bus where a stand-in answers for logind (the
-shell asks it at start; no systemd runs here). The real vkbd-agent enables
-the real vkbd-focus extension (the form for the installed shell), and a
-stand-in daemon on the agent socket speaks the agent protocol: it sends a
-picker, the dark scheme is set, it sends it again, then hides it. Each step
-is checked on a screenshot the shell takes (its Screenshot API, as a caller
-it allows: the owner of org.gnome.Screenshot), which stays in
-.cache/desktop/ to be looked at.
+"""vkbd in a real GNOME Shell, on this machine: GNOME Shell headless
+(--headless --virtual-monitor) on a private session bus, with a private
+system bus where a stand-in answers for logind (the shell asks it at
+start; no systemd runs here). The real vkbd-agent enables the real
+vkbd-focus extension (the form for the installed shell), and a stand-in
+daemon on the agent socket speaks the agent protocol.
 
-    gnome_shell_picker.py VKBD_AGENT EXTENSION_DIR
+The snippet picker (issue 27): the stand-in sends a picker, the dark
+scheme is set, it sends it again, then hides it; each step is checked on a
+screenshot the shell takes (its Screenshot API, as a caller it allows: the
+owner of org.gnome.Screenshot), which stays in .cache/desktop/.
+
+The focused field (issue 28): a GTK 4 and a GTK 3 window (fields_app.py)
+give the focus to an entry, a password entry, a PIN entry, a text view and
+a button in turn; the field reports that reach the stand-in must say the
+role and the text before the cursor that each really has.
+
+    gnome_shell.py VKBD_AGENT EXTENSION_DIR
 
 Exits 0 when every check passed."""
 
 import json
+import queue
 import os
 import shutil
 import socket
@@ -22,6 +29,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -60,6 +68,33 @@ def call(connection, sender, path, interface, method, parameters, invocation):
 Gio.bus_own_name(Gio.BusType.SYSTEM, "org.freedesktop.login1", Gio.BusNameOwnerFlags.NONE,
                  lambda c, n: c.register_object("/org/freedesktop/login1", info, call, None, None), None, None)
 GLib.MainLoop().run()
+'''
+# A remote desktop session of mutter, kept open: its virtual keyboard is
+# the headless seat's only one, without which no window is active and no
+# text input gets the focus. It types the evdev key codes given on its
+# standard input ("key 30"), pressed and released.
+REMOTE = r'''
+import sys
+from gi.repository import Gio, GLib
+bus = Gio.bus_get_sync(Gio.BusType.SESSION)
+def call(path, interface, method, arguments=None, reply=None):
+    return bus.call_sync("org.gnome.Mutter.RemoteDesktop", path, interface, method, arguments,
+                         GLib.VariantType.new(reply) if reply else None, Gio.DBusCallFlags.NONE, -1).unpack()
+session = call("/org/gnome/Mutter/RemoteDesktop", "org.gnome.Mutter.RemoteDesktop", "CreateSession", None, "(o)")[0]
+call(session, "org.gnome.Mutter.RemoteDesktop.Session", "Start")
+for pressed in (True, False):
+    call(session, "org.gnome.Mutter.RemoteDesktop.Session", "NotifyKeyboardKeycode", GLib.Variant("(ub)", (42, pressed)))
+print("ready", flush=True)
+for line in sys.stdin:
+    what, code = line.split()
+    for pressed in (True, False):
+        if what == "key":
+            call(session, "org.gnome.Mutter.RemoteDesktop.Session", "NotifyKeyboardKeycode",
+                 GLib.Variant("(ub)", (int(code), pressed)))
+        else:
+            call(session, "org.gnome.Mutter.RemoteDesktop.Session", "NotifyPointerButton",
+                 GLib.Variant("(ib)", (int(code), pressed)))
+    print("done", flush=True)
 '''
 SHOOT = r'''
 import sys
@@ -114,6 +149,131 @@ def png_pixels(path):
     return pixels
 
 
+# What each field of fields_app.py must be reported as: its role (a PIN
+# is as secret as a password: either will do; GTK 4.8 marks no text view
+# as multi-line), and the text before the cursor: none for a secret field,
+# the whole text for an entry, and for a text view what GTK sends of it
+# (GTK 4 a few words before the line, GTK 3 the paragraph), which must end
+# the view's text.
+FIELDS = [("entry", ("entry",), "Grüße 😀. Thanks"), ("password", ("password",), None),
+          ("pin", ("pin", "password"), None), ("text", ("text", "entry"), "Second. And"),
+          ("button", (None,), None)]
+TEXT_VIEW = "First line.\nSecond. And"
+
+
+def matching(message, roles, before):
+    """Whether a field report says one of `roles` and the text `before`."""
+    reported = message.get("before")
+    if before is None or reported is None:
+        matches = reported == before
+    elif before == TEXT_VIEW[-len(before):]:
+        matches = reported.endswith(before) and TEXT_VIEW.endswith(reported)
+    else:
+        matches = reported == before and message.get("start", False)
+    return message.get("role") in roles and matches
+
+
+def check_fields(version, shell_env, remote, messages, check):
+    """Gives each field of a GTK `version` window the focus in turn and
+    checks the field reports the agent sends."""
+    app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), version],
+                           env=dict(shell_env, GDK_BACKEND="wayland"), stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, stderr=open(os.path.join(OUTPUT, "gtk%s.log" % version), "w"),
+                           text=True)
+
+    def command(line):
+        app.stdin.write(line + "\n")
+        app.stdin.flush()
+        assert line == "quit" or app.stdout.readline().strip() == "done", "the GTK %s window did not answer" % version
+
+    def type_keys(codes):
+        for code in codes:
+            remote.stdin.write("key %d\n" % code)
+            remote.stdin.flush()
+            remote.stdout.readline()
+            time.sleep(0.2)
+
+    last = [None]
+    focused = [None]
+
+    def take(timeout):
+        """The next field report (None after `timeout`), following the focus on the way."""
+        deadline = time.time() + timeout
+        while True:
+            try:
+                message = messages.get(timeout=max(0.01, deadline - time.time()))
+            except queue.Empty:
+                return None
+            if message.get("type") == "focus":
+                focused[0] = message.get("title")
+            elif message.get("type") == "field":
+                last[0] = message
+                return message
+
+    def overview(shown):
+        result = subprocess.run(
+            ["gdbus", "call", "--session", "--dest", "org.gnome.Shell", "--object-path", "/org/gnome/Shell",
+             "--method", "org.freedesktop.DBus.Properties.%s" % ("Get" if shown is None else "Set"),
+             "org.gnome.Shell", "OverviewActive"] + ([] if shown is None else ["<%s>" % str(shown).lower()]),
+            env=shell_env, check=True, timeout=60, capture_output=True, text=True)
+        return "true" in result.stdout
+
+    def expect(what, roles, before):
+        deadline, seen = time.time() + 10, []
+        # The agent sends a field only when it changed: a PIN after a
+        # password may say nothing new.
+        pending = [last[0]] if last[0] else []
+        initial = last[0]
+        while time.time() < deadline:
+            if pending:
+                message = pending.pop()
+                if not matching(message, roles, before):
+                    continue
+                check(True, "GTK %s: %s" % (version, what))
+                return
+            message = take(deadline - time.time())
+            if message is None:
+                break
+            seen.append((message.get("role"), message.get("before"), message.get("start", False)))
+            pending.append(message)
+        check(False, "GTK %s: %s (reports seen: %r, before them %r)" % (version, what, seen, initial))
+
+    try:
+        assert app.stdout.readline().strip() == "ready", "the GTK %s window did not start" % version
+        # Mutter gives a new window no focus without a user's action. The
+        # window is maximized: a click in the middle of the screen (where
+        # the pointer is) lands on it, or on it in the overview, which the
+        # shell shows when the last window closes; either gives it the focus.
+        def drain(seconds):
+            deadline = time.time() + seconds
+            while take(deadline - time.time()) is not None:
+                pass
+
+        drain(2)
+        for attempt in range(5):
+            if focused[0] == "vkbd fields, GTK " + version and not overview(None):
+                break
+            remote.stdin.write("button 272\n")
+            remote.stdin.flush()
+            remote.stdout.readline()
+            drain(2)
+        assert focused[0] == "vkbd fields, GTK " + version, "the GTK %s window did not get the focus" % version
+        time.sleep(1)
+        for name, roles, before in FIELDS:
+            command("focus " + name)
+            expect("the %s is reported as %s%s" % (name, " or ".join(map(str, roles)),
+                                                    ", with its text" if before else ""), roles, before)
+            if name == "entry":
+                type_keys([57, 21, 24, 22])  # " you" on the us layout
+                expect("typing in the entry is reported", roles, before + " you")
+        command("quit")
+    except (AssertionError, BrokenPipeError) as error:
+        check(False, str(error))
+    finally:
+        app.kill()
+        app.wait()
+
+
 def main():
     agent_binary, extension = sys.argv[1], sys.argv[2]
     os.makedirs(OUTPUT, exist_ok=True)
@@ -123,7 +283,7 @@ def main():
     os.makedirs(runtime, mode=0o700)
     shutil.copytree(extension, os.path.join(home, ".local/share/gnome-shell/extensions", os.path.basename(extension)))
     for name, text in (("system.conf", SYSTEM_BUS % os.path.join(work, "system.sock")), ("logind.py", LOGIND),
-                       ("shoot.py", SHOOT)):
+                       ("shoot.py", SHOOT), ("remote.py", REMOTE)):
         with open(os.path.join(work, name), "w") as file:
             file.write(text)
     agent_socket = os.path.join(work, "agent.sock")
@@ -172,6 +332,8 @@ def main():
         connection, _ = listener.accept()
         reader = connection.makefile("rb")
         hello = json.loads(reader.readline())
+        messages = queue.Queue()
+        threading.Thread(target=lambda: [messages.put(json.loads(line)) for line in reader], daemon=True).start()
         assert hello["type"] == "hello" and hello.get("picker") is True, hello
         connection.sendall(b'{"version":2,"type":"session","active":true}\n')
         # The agent enables the extension; the shell loads it.
@@ -212,9 +374,17 @@ def main():
         time.sleep(2)
         pixels = shot("gnome-picker-hidden.png")
         check(pixels.count(SELECTION) == 0, "PickerHidden takes it away")
+        remote = subprocess.Popen(["/usr/bin/python3", os.path.join(work, "remote.py")], env=shell_env,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+        assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
+        for version in ("4", "3"):
+            check_fields(version, shell_env, remote, messages, check)
         shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
         check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")
-        check("Kind regards" not in open(os.path.join(OUTPUT, "agent.log")).read(), "no row reached the agent's log")
+        agent_text = open(os.path.join(OUTPUT, "agent.log")).read()
+        check("Kind regards" not in agent_text, "no row reached the agent's log")
+        check(not any(text in agent_text for text in ("Thanks", "hunter2", "Second")),
+              "no field's text reached the agent's log")
     except AssertionError as error:
         failures.append(str(error))
         print("  FAIL %s" % error)
@@ -227,7 +397,7 @@ def main():
         system_bus.wait(timeout=30)
         shutil.rmtree(work, ignore_errors=True)
     version = subprocess.run(["gnome-shell", "--version"], capture_output=True, text=True).stdout.strip()
-    print("gnome-shell picker: %s, %s" % (version, "%d failed" % len(failures) if failures else "passed"))
+    print("gnome-shell: %s, %s" % (version, "%d failed" % len(failures) if failures else "passed"))
     return 1 if failures else 0
 
 

@@ -101,28 +101,13 @@ final class InputMethodSource: FieldSource, Reconnecting {
     if let closing { wl_display_disconnect(closing) }
   }
 
-  /// The role a field's content type says (zwp_text_input_v3's purpose and
-  /// hint values, listed in CAgent.h).
-  static func role(purpose: UInt32, hint: UInt32) -> FieldRole {
-    switch purpose {
-    case 8: return .password
-    case 9: return .pin
-    case 13: return .terminal
-    case 5: return .url
-    case 6: return .email
-    case 2, 3, 4, 10, 11, 12: return .number  // digits, number, phone, date, time
-    default:
-      if hint & 0xC0 != 0 { return .password }  // hidden text, sensitive data
-      return hint & 0x200 != 0 ? .text : .entry  // multiline
-    }
-  }
-
   /// The report for a state: no field while inactive; the role, and the
-  /// text before the cursor unless the field is secret. Nil when the text
-  /// is not UTF-8 or the cursor is outside it: the last report stays.
+  /// text before the cursor unless the field is secret. Nil when the
+  /// purpose is unknown, the text is not UTF-8 or the cursor is outside
+  /// it: the last report stays.
   static func report(for state: State, source: String) -> FieldReport?? {
     guard state.active else { return FieldReport(source: source) }
-    let role = role(purpose: state.purpose, hint: state.hint)
+    guard let role = ContentType.textInputV3(purpose: state.purpose, hints: state.hint) else { return .some(nil) }
     var report = FieldReport(source: source, role: role)
     guard role != .password && role != .pin, let text = state.surrounding else { return report }
     guard state.cursor <= text.count, let before = String(validating: text[..<state.cursor], as: UTF8.self) else {
@@ -141,7 +126,9 @@ final class InputMethodSource: FieldSource, Reconnecting {
     guard let report else {
       if !loggedBadText {
         loggedBadText = true
-        logger.notice("a text field sent text that is not UTF-8 or a cursor outside it; its report is ignored")
+        logger.notice(
+          "a text field sent a purpose this agent does not know, text that is not UTF-8 or a cursor outside it; its report is ignored"
+        )
       }
       return
     }

@@ -1,0 +1,22 @@
+/// What each of an agent's field sources covers, as `vkbd doctor` says it
+/// (README's desktop table has the same, per toolkit).
+enum FieldCoverage {
+  /// What the field sources named in a hello (`gnome-shell+at-spi`) learn, best first.
+  static func describe(_ sources: String?) -> String {
+    guard let sources, !sources.isEmpty else {
+      return "no field source: the field's role and text come from nothing (the app rules follow the window)"
+    }
+    let parts = sources.split(separator: "+").map { name in
+      switch name {
+      case "input-method":
+        "the compositor's input method (role and text of every app that speaks text-input-v3: GTK 3 and 4, foot)"
+      case "gnome-shell":
+        "GNOME Shell's input method (role and text of every app that speaks text-input-v3: GTK 3 and 4, "
+          + "Firefox, VTE terminals), and IBus's panel (the role of IBus's X11 clients)"
+      case "at-spi": "AT-SPI (role and text where the app has an accessibility bridge: GTK 3 in practice)"
+      default: String(name)
+      }
+    }
+    return "fields from " + parts.joined(separator: ", then ")
+  }
+}
