@@ -224,6 +224,7 @@ extension ShellBridgeTests {
       _currentFocus: null, content_purpose: 0, content_hints: 0, text: [null, null],
       getSurroundingText() { return this.text; },
     });
+    Object.defineProperty(inputMethod, 'currentFocus', {get() { return this._currentFocus; }});
     const Main = {inputMethod};
     const ibus = new Emitter();
     const IBusManager = {getIBusManager: () => ibus};
@@ -374,13 +375,14 @@ extension ShellBridgeTests {
       ], "the unknown purpose is left out, and the same report twice is one")
   }
 
-  /// Each form of the extension gives the reporter GNOME's keyboard module.
+  /// Each form of the extension gives the reporter GNOME's keyboard and IBus modules.
   @Test(arguments: ["desktop/gnome-shell/legacy.js", "desktop/gnome-shell/modern.js"])
-  func eachFormOfTheExtensionImportsTheKeyboardModule(path: String) throws {
+  func eachFormOfTheExtensionImportsTheShellsModules(path: String) throws {
     let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent()
     let script = try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
     #expect(script.contains("imports.ui.status.keyboard") || script.contains("ui/status/keyboard.js"))
+    #expect(script.contains("imports.misc.ibusManager") || script.contains("misc/ibusManager.js"))
     let reporter = try String(
       contentsOf: repository.appendingPathComponent("desktop/gnome-shell/reporter.js"), encoding: .utf8)
     #expect(reporter.contains("'LayoutChanged'") && reporter.contains("'(sssssu)'"))

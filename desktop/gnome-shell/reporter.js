@@ -161,7 +161,10 @@ class FieldWatch {
     this._method = Main.inputMethod;
     // The input method keeps the text input that has the focus in
     // _currentFocus (its vfuncs focus_in and focus_out set it) and emits
-    // nothing: an accessor on the instance hears it.
+    // nothing: an accessor on the instance hears it. What has the focus is
+    // read from its public currentFocus, so that a shell that keeps it
+    // elsewhere is still read right at the next change of content type or
+    // text.
     this._focus = this._method._currentFocus || null;
     Object.defineProperty(this._method, '_currentFocus', {
       configurable: true,
@@ -222,7 +225,7 @@ class FieldWatch {
 
   _report() {
     let field = ['', 0, 0, false, '', false];
-    if (this._focus) {
+    if (this._method.currentFocus) {
       const purpose = this._method.content_purpose;
       const hints = this._method.content_hints;
       field = ['input-method', purpose, hints, false, '', false];
