@@ -19,7 +19,7 @@ struct VKBDAgent: ParsableCommand {
       from the desktop and reports its app id and title to the daemon at every change, \
       so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it; where the desktop \
       tells them, also the focused text field's role and the text before its cursor (the \
-      Wayland input method protocol, else AT-SPI) and the keyboard layout and group \
+      Wayland input method protocol, the GNOME extension, else AT-SPI) and the keyboard layout and group \
       (sway IPC, X11 XKB, the GNOME extension, KDE's keyboard service). It reconnects \
       when the daemon restarts and exits when the session ends. Window titles and field text go \
       to the daemon only, never logged.
@@ -87,8 +87,8 @@ struct VKBDAgent: ParsableCommand {
     }
     let fields = FieldSources(openFieldSources(environment, focusSource: focusSource, logger: logger))
     let daemon = DaemonLink(
-      path: socket, source: focusSource.name, fields: fields.sources.isEmpty ? nil : fields.name,
-      picker: picker?.window, loop: agent.loop, logger: logger)
+      path: socket, source: focusSource.name, fields: fields.name, picker: picker?.window, loop: agent.loop,
+      logger: logger)
     let printed = { (message: any AgentProtocolMessage) in
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
@@ -106,7 +106,7 @@ struct VKBDAgent: ParsableCommand {
     logger.info(
       "sources",
       metadata: [
-        "focus": "\(focusSource.name)", "field": "\(fields.sources.isEmpty ? "none" : fields.name)",
+        "focus": "\(focusSource.name)", "field": "\(fields.name ?? "none")",
         "layout": "\(layoutSource?.name ?? "none")",
       ])
     let userSnippets = UserSnippets(loop: agent.loop, logger: logger)

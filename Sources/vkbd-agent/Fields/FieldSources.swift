@@ -21,8 +21,8 @@ final class FieldSources {
     }
   }
 
-  /// What `vkbd status` calls them: `gnome-shell+at-spi`.
-  var name: String { sources.map(\.name).joined(separator: "+") }
+  /// What `vkbd status` calls them: `gnome-shell+at-spi`; nil: none.
+  var name: String? { sources.isEmpty ? nil : sources.map(\.name).joined(separator: "+") }
 
   func take(_ report: FieldReport, from index: Int) {
     latest[index] = report

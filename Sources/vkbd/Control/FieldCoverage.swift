@@ -9,10 +9,10 @@ enum FieldCoverage {
     let parts = sources.split(separator: "+").map { name in
       switch name {
       case "input-method":
-        "the compositor's input method (role and text of every app that speaks text-input-v3: GTK 3 and 4, foot)"
+        "the compositor's input method (role and text of every app that speaks text-input-v3, GTK 3 and foot among them)"
       case "gnome-shell":
-        "GNOME Shell's input method (role and text of every app that speaks text-input-v3: GTK 3 and 4, "
-          + "Firefox, VTE terminals), and IBus's panel (the role of IBus's X11 clients)"
+        "GNOME Shell's input method (role and text of every app that speaks text-input-v3, GTK 3 and 4 among them), "
+          + "and IBus's panel (the role of IBus's own clients)"
       case "at-spi": "AT-SPI (role and text where the app has an accessibility bridge: GTK 3 in practice)"
       default: String(name)
       }
