@@ -107,4 +107,15 @@ import Testing
     accessibility.onField(FieldReport(source: "at-spi", role: .text, before: "again"))
     #expect(passed.count == 4)
   }
+
+  /// The field a source told of before anyone listened (sway tells the
+  /// focused field as the agent connects) reaches the listener.
+  @Test func aFieldToldBeforeTheListenerCameIsPassedToIt() {
+    let method = Stub("input-method")
+    let sources = FieldSources([method])
+    method.onField(FieldReport(source: "input-method", role: .text, before: "", isFieldStart: true))
+    var passed: [FieldReport] = []
+    sources.onField = { passed.append($0) }
+    #expect(passed == [FieldReport(source: "input-method", role: .text, before: "", isFieldStart: true)])
+  }
 }

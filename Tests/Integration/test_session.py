@@ -213,7 +213,8 @@ def wait_text(path, expected, timeout=60):
 def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
     """The agent as sway's input method: the same keys give the raw keys in a
     password entry, the aided text in an entry and a text view (the empty
-    field starts with a capital), none in foot; sway's layout switched to
+    field starts with a capital), the raw keys again in an entry that speaks
+    to no input method (unknown stays unknown), none in foot; sway's layout switched to
     us,de group 2 makes an expansion's ü and ß arrive on the German keys,
     with vkbd's config naming no layout and typing no code points."""
     config = ('session_users: ["%d"]\nunicode_input: none\n'
@@ -260,6 +261,14 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
             type_us(source, " qqgr")
             wait_text(FIELDS_FILE + ".view", "It is. So grüße")
 
+            # An entry that speaks to no input method, in the window whose
+            # fields the input method told: unknown, so taken as secret.
+            os.kill(desktop.pid_of("fields.py"), signal.SIGUSR1)
+            report = wait_status(lambda report: report["focus"].get("role") == "unknown", "the unknown field")
+            assert report["focus"]["ruleOrigin"] == "built-in: secret fields", report["focus"]
+            type_us(source, "it is  so")
+            wait_text(FIELDS_FILE + ".plain", "it is  so")
+
             assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
             wait_focus("foot")
             assert desktop.swaymsg("input type:keyboard xkb_switch_layout 0").returncode == 0
@@ -270,8 +279,9 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
                 assert time.time() < deadline, "foot received %r" % desktop.lines()
                 time.sleep(0.2)
             text = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True).stdout
-            print("  password %r, entry %r, view %r, foot %r" % tuple(
-                [open(FIELDS_FILE + "." + name).read() for name in ("password", "entry", "view")] + [desktop.lines()[0]]))
+            print("  password %r, entry %r, view %r, plain %r, foot %r" % tuple(
+                [open(FIELDS_FILE + "." + name).read() for name in ("password", "entry", "view", "plain")] +
+                [desktop.lines()[0]]))
             print("  $ vkbd status\n" + "".join("  " + line + "\n" for line in text.splitlines()))
             log = daemon.stderr_text() + "\n".join(agent.lines)
             for private in ("secret", "Hello", "grüße", "Fields"):

@@ -8,8 +8,12 @@ import AgentProtocol
 /// it old: they count again from their next report.
 final class FieldSources {
   let sources: [FieldSource]
-  /// Takes the field whenever the one passed on changes.
-  var onField: (FieldReport) -> Void = { _ in }
+  /// Takes the field whenever the one passed on changes, and at once the
+  /// one a source told of before (the compositor tells the field that has
+  /// the focus as the agent connects).
+  var onField: (FieldReport) -> Void = { _ in } {
+    didSet { passed.map(onField) }
+  }
   private var latest: [FieldReport?]
   private var passed: FieldReport?
 
