@@ -9,8 +9,8 @@
 //
 // And the focused text field: its content purpose and hints and the text
 // before its cursor, from the Shell's own input method (Main.inputMethod),
-// which mutter tells of every text-input-v3 client (GTK 3 and 4, Qt 6.7
-// and later, Firefox, VTE); for the clients that talk to IBus themselves
+// which mutter tells of every text-input-v3 client (GTK 3 and 4 among
+// them); for the clients that talk to IBus themselves
 // (X11 and Xwayland ones), the purpose and hints IBus's panel hears.
 //
 // It also shows vkbd's snippet picker, which GNOME Shell (no layer shell)

@@ -35,8 +35,7 @@ enum ContentType {
 
   /// IBus's (GTK's input purpose): free form, alpha, digits, number, phone,
   /// url, email, name, password, pin, terminal (0 to 10). Its hints say
-  /// nothing of secrets or lines: a free-form field is taken as text of
-  /// several lines, which the rules treat as an entry.
+  /// nothing of secrets or lines: a free-form field is taken as text.
   static func ibus(purpose: UInt32, hints: UInt32) -> FieldRole? {
     let roles: [FieldRole?] = [nil, nil, .number, .number, .number, .url, .email, nil, .password, .pin, .terminal]
     guard Int(purpose) < roles.count else { return nil }
