@@ -33,6 +33,43 @@ public enum Files {
     return text
   }
 
+  /// Replaces the file `path` with `text` whole or not at all: written to
+  /// a new file beside it (with the old one's mode, else 0600), synced, then
+  /// renamed over it.
+  public static func writeAtomically(_ text: String, to path: String) throws(SystemError) {
+    var status = stat()
+    let mode = stat(path, &status) == 0 ? status.st_mode & 0o7777 : 0o600
+    let temporary = path + ".vkbd-new"
+    let fd = FileDescriptor(
+      rawValue: try valueOrErrno("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode) })
+    do {
+      defer { fd.closeQuietly() }
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        let count = try valueOrErrno("write", temporary) {
+          bytes.withUnsafeBytes { Glibc.write(fd.rawValue, $0.baseAddress, $0.count) }
+        }
+        bytes = bytes.dropFirst(count)
+      }
+      _ = try valueOrErrno("fsync", temporary) { fsync(fd.rawValue) }
+    } catch {
+      unlink(temporary)
+      throw error
+    }
+    guard rename(temporary, path) == 0 else {
+      let error = SystemError("rename", path)
+      unlink(temporary)
+      throw error
+    }
+  }
+
+  /// The target of the symbolic link `path` (`readlink`).
+  public static func readLink(_ path: String) throws(SystemError) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+    let length = try valueOrErrno("readlink", path) { readlink(path, &buffer, buffer.count - 1) }
+    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
   /// The names in the directory `path`, sorted, without `.` and `..`; nil
   /// when it cannot be opened (`opendir`, `readdir`).
   public static func names(in path: String) -> [String]? {
