@@ -92,14 +92,16 @@ unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
-# The snippet picker in a real GNOME Shell, headless on this machine, drawn
-# by the extension in the form the installed shell loads (Tests/Desktop).
+# The real desktops, headless on this machine (Tests/Desktop): GNOME Shell
+# with the extension in the form the installed shell loads (the snippet
+# picker, the focused field), then KWin with the agent as its input method.
 desktop-test: build-deps desktop
-	@./scripts/install-packages gnome-shell dbus-daemon python3-gi
+	@./scripts/install-packages gnome-shell dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
 		/usr/bin/python3 Tests/Desktop/gnome_shell.py .build/debug/vkbd-agent \
 		.build/desktop/$$form/$(GNOME_EXTENSION_UUID)
+	/usr/bin/python3 Tests/Desktop/kwin.py .build/debug/vkbd-agent
 
 # libFuzzer over the config loader, the script parser, the request parser,
 # the agent message reader and the regex front end (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,
@@ -174,6 +176,9 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 	sed 's|@BINDIR@|$(BINDIR)|g' desktop/vkbd-agent.desktop.in > $(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop
 	chmod 0644 $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service $(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop
 	install -D -m 0644 desktop/kwin/vkbd-focus.js $(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js
+	install -d $(DESTDIR)$(DATADIR)/applications
+	sed 's|@BINDIR@|$(BINDIR)|g' desktop/kwin/vkbd-agent-kwin.desktop.in > $(DESTDIR)$(DATADIR)/applications/vkbd-agent-kwin.desktop
+	chmod 0644 $(DESTDIR)$(DATADIR)/applications/vkbd-agent-kwin.desktop
 	install -d $(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)
 	install -m 0644 .build/desktop/$(GNOME_SHELL_EXTENSION)/$(GNOME_EXTENSION_UUID)/* \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/
@@ -192,7 +197,7 @@ uninstall:
 		$(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service \
 		$(DESTDIR)$(AUTOSTARTDIR)/vkbd-agent.desktop $(DESTDIR)$(DATADIR)/vkbd/config.yaml \
-		$(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js \
+		$(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js $(DESTDIR)$(DATADIR)/applications/vkbd-agent-kwin.desktop \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/extension.js \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/metadata.json
 	for program in vkbd vkbd-agent; do \

@@ -23,12 +23,15 @@ import Logging
 /// whenever the input source changes; on KDE the bridge asks KWin's
 /// keyboard service (org.kde.keyboard) and reads kxkbrc (``KxkbConfig``).
 ///
-/// On GNOME it follows the focused text field as well: the extension calls
+/// It follows the focused text field as well: on GNOME the extension
+/// calls
 ///
 ///     io.github.vkbd.Agent1.FieldChanged(s kind, u purpose, u hints,
 ///                                        b has_text, s before, b start)
 ///
-/// from the Shell's input method and IBus's panel (``takeField(_:)``).
+/// from the Shell's input method and IBus's panel, on KDE the agent's own
+/// part that KWin runs as its input method (``KWinInputMethod``), from
+/// KWin's (``takeField(_:)``).
 final class ShellBridge: FocusSource, LayoutSource, FieldSource {
   static let busName = "io.github.vkbd.Agent"
   static let objectPath = "/io/github/vkbd/Agent"
@@ -53,7 +56,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
   var onFocus: (FocusReport) -> Void = { _ in }
   /// Takes the desktop's layout whenever it changes.
   var onLayout: (LayoutReport) -> Void = { _ in }
-  /// Takes the focused text field whenever it changes (GNOME).
+  /// Takes the focused text field whenever it changes.
   var onField: (FieldReport) -> Void = { _ in }
   /// The field reported last, and which bad reports were logged (once each).
   var lastField: FieldReport?
@@ -141,7 +144,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
       bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
       return 1
     }
-    if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "FieldChanged") > 0 {
+    if sd_bus_message_is_method_call(message, ShellBridge.interface, "FieldChanged") > 0 {
       guard bridge.takeField(message) else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
       reply(to: message)
       return 1
@@ -352,17 +355,7 @@ struct KxkbConfig: Equatable {
   init() {}
 
   init(parsing text: String) {
-    var section = ""
-    var entries: [String: String] = [:]
-    for line in text.split(whereSeparator: \.isNewline) {
-      let line = line.trimmed[...]
-      if line.hasPrefix("[") {
-        section = String(line.dropFirst().prefix { $0 != "]" })
-      } else if section == "Layout", !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") {
-        // KConfig's flags (Key[$e]) and locales (Key[de]) follow the key.
-        entries[line[..<equals].prefix { $0 != "[" }.trimmed] = line[line.index(after: equals)...].trimmed
-      }
-    }
+    let entries = KConfig.entries(of: "Layout", in: text)
     layouts = entries["LayoutList"] ?? ""
     variants = entries["VariantList"] ?? ""
     if let model = entries["Model"], !model.isEmpty { self.model = model }
@@ -371,10 +364,7 @@ struct KxkbConfig: Equatable {
 
   /// `$XDG_CONFIG_HOME/kxkbrc` (else `~/.config/kxkbrc`); nil when there is none.
   static func read() -> KxkbConfig? {
-    let directory =
-      getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
-      ?? getenv("HOME").map { String(cString: $0) + "/.config" }
-    guard let directory, let text = try? Files.readText(directory + "/kxkbrc") else { return nil }
+    guard let path = KConfig.path("kxkbrc"), let text = try? Files.readText(path) else { return nil }
     return KxkbConfig(parsing: text)
   }
 }

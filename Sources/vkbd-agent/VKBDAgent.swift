@@ -19,7 +19,8 @@ struct VKBDAgent: ParsableCommand {
       from the desktop and reports its app id and title to the daemon at every change, \
       so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it; where the desktop \
       tells them, also the focused text field's role and the text before its cursor (the \
-      Wayland input method protocol, the GNOME extension, else AT-SPI) and the keyboard layout and group \
+      Wayland input method protocol, the GNOME extension, KWin's input method (see \
+      --setup-kwin), else AT-SPI) and the keyboard layout and group \
       (sway IPC, X11 XKB, the GNOME extension, KDE's keyboard service). It reconnects \
       when the daemon restarts and exits when the session ends. Window titles and field text go \
       to the daemon only, never logged.
@@ -56,11 +57,35 @@ struct VKBDAgent: ParsableCommand {
     name: .long, help: "Print each report as a line of JSON on standard output instead of sending it to the daemon.")
   var print = false
 
+  @Flag(
+    name: .long,
+    help: ArgumentHelp(
+      "Make the agent KWin's input method for this user, where no other input method is set (kwinrc), and exit.",
+      discussion: "On KDE Plasma on Wayland, KWin tells the focused text field to its input method only."))
+  var setupKwin = false
+
+  @Flag(name: .long, help: "Serve as KWin's input method: KWin runs the agent so once --setup-kwin has set it up.")
+  var kwinInputMethod = false
+
   @OptionGroup var log: LogOptions
 
   func run() throws {
     let logger = log.bootstrap(label: "vkbd-agent")
     do {
+      if setupKwin {
+        var output = StandardStream.output
+        Swift.print(try KWinSetup.setUp(), to: &output)
+        return
+      }
+      if kwinInputMethod {
+        let loop = try AgentLoop()
+        let method = try KWinInputMethod(logger: logger)
+        logger.info("KWin's input method: passing the focused text field on to the session's agent")
+        loop.add(method)
+        loop.add(method.busWatch)
+        try loop.run()
+        return
+      }
       try serve(logger: logger)
     } catch {
       if error.status == 0 {
@@ -156,13 +181,26 @@ struct VKBDAgent: ParsableCommand {
   /// compositor's input method protocol on wlroots compositors where no
   /// other input method holds the seat, else the accessibility bus; on
   /// GNOME Shell the extension (the Shell's input method and IBus's panel),
-  /// then the accessibility bus. Empty: from the app only.
+  /// then the accessibility bus; on KDE Plasma the agent's part that KWin
+  /// runs as its input method, where kwinrc names it, then the
+  /// accessibility bus. Empty: from the app only.
   private func openFieldSources(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
     -> [FieldSource]
   {
     var sources: [FieldSource] = []
     if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome {
       sources.append(bridge)
+    } else if let bridge = focusSource as? ShellBridge {
+      switch KWinSetup.current() {
+      case .vkbd:
+        sources.append(bridge)
+      case .none:
+        logger.notice(
+          "KWin has no input method: text fields are learned from AT-SPI only (vkbd-agent --setup-kwin makes this agent KWin's)"
+        )
+      case .other(let other):
+        logger.notice("KWin's input method is \(other): it stays, and text fields are learned from AT-SPI only")
+      }
     } else if environment.wayland && !(focusSource is ShellBridge) {
       do {
         return [try InputMethodSource(logger: logger)]
@@ -229,11 +267,11 @@ struct VKBDAgent: ParsableCommand {
   }
 
   /// The KWin script, installed beside the agent: PREFIX/share/vkbd/kwin/.
-  static var kwinScript: String {
-    var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
-    let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    let executable = length > 0 ? String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-    let prefix = executable.split(separator: "/").dropLast(2).joined(separator: "/")
-    return "/\(prefix)/share/vkbd/kwin/vkbd-focus.js"
+  static var kwinScript: String { installPrefix + "/share/vkbd/kwin/vkbd-focus.js" }
+
+  /// Where the agent is installed: PREFIX of PREFIX/bin/vkbd-agent.
+  static var installPrefix: String {
+    let executable = (try? Files.readLink("/proc/self/exe")) ?? ""
+    return "/" + executable.split(separator: "/").dropLast(2).joined(separator: "/")
   }
 }

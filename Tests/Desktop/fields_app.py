@@ -19,7 +19,7 @@ VERSION = sys.argv[1]
 gi.require_version("Gtk", VERSION + ".0")
 from gi.repository import GLib, Gtk  # noqa: E402
 
-TEXTS = {"entry": "Grüße 😀. Thanks", "password": "hunter2", "pin": "1234", "text": "First line.\nSecond. And"}
+from field_texts import TEXTS  # noqa: E402
 
 
 def build():

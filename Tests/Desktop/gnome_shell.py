@@ -33,6 +33,8 @@ import threading
 import time
 import zlib
 
+from field_texts import TEXTS, FieldsWindow
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUTPUT = os.path.join(REPO, ".cache", "desktop")
@@ -156,10 +158,10 @@ def png_pixels(path):
 # the whole text for an entry, and for a text view what GTK sends of it
 # (GTK 4 a few words before the line, GTK 3 the paragraph), which must end
 # the view's text.
-FIELDS = [("entry", ("entry",), "Grüße 😀. Thanks"), ("password", ("password",), None),
+FIELDS = [("entry", ("entry",), TEXTS["entry"]), ("password", ("password",), None),
           ("pin", ("pin", "password"), None), ("text", ("text", "entry"), "Second. And"),
           ("button", (None,), None)]
-TEXT_VIEW = "First line.\nSecond. And"
+TEXT_VIEW = TEXTS["text"]
 
 
 def matching(message, roles, before):
@@ -177,16 +179,6 @@ def matching(message, roles, before):
 def check_fields(version, shell_env, remote, messages, check):
     """Gives each field of a GTK `version` window the focus in turn and
     checks the field reports the agent sends."""
-    app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), version],
-                           env=dict(shell_env, GDK_BACKEND="wayland"), stdin=subprocess.PIPE,
-                           stdout=subprocess.PIPE, stderr=open(os.path.join(OUTPUT, "gtk%s.log" % version), "w"),
-                           text=True)
-
-    def command(line):
-        app.stdin.write(line + "\n")
-        app.stdin.flush()
-        assert line == "quit" or app.stdout.readline().strip() == "done", "the GTK %s window did not answer" % version
-
     def remote_says(line):
         remote.stdin.write(line + "\n")
         remote.stdin.flush()
@@ -239,8 +231,11 @@ def check_fields(version, shell_env, remote, messages, check):
             seen.append((message.get("role"), message.get("before"), message.get("start", False)))
         check(True, "GTK %s: %s" % (version, what))
 
+    app = None
     try:
-        assert app.stdout.readline().strip() == "ready", "the GTK %s window did not start" % version
+        app = FieldsWindow("GTK " + version, ["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), version],
+                           dict(shell_env, GDK_BACKEND="wayland"),
+                           open(os.path.join(OUTPUT, "gtk%s.log" % version), "w"))
         # Mutter gives a new window no focus without a user's action. The
         # window is maximized: a click in the middle of the screen (where
         # the pointer is) lands on it, or on it in the overview, which the
@@ -254,18 +249,18 @@ def check_fields(version, shell_env, remote, messages, check):
         assert focused[0] == "vkbd fields, GTK " + version, "the GTK %s window did not get the focus" % version
         time.sleep(1)
         for name, roles, before in FIELDS:
-            command("focus " + name)
+            app.command("focus " + name)
             expect("the %s is reported as %s%s" % (name, " or ".join(map(str, roles)),
                                                     ", with its text" if before else ""), roles, before)
             if name == "entry":
                 type_keys([57, 21, 24, 22])  # " you" on the us layout
                 expect("typing in the entry is reported", roles, before + " you")
-        command("quit")
+        app.command("quit")
     except (AssertionError, BrokenPipeError) as error:
         check(False, str(error))
     finally:
-        app.kill()
-        app.wait()
+        if app is not None:
+            app.close()
 
 
 def main():

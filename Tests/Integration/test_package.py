@@ -19,6 +19,7 @@ INSTALLED = ["usr/bin/vkbd", "usr/bin/vkbd-agent", "usr/share/man/man8/vkbd.8.gz
              "usr/share/man/man1/vkbd-agent.1.gz", "usr/lib/udev/rules.d/70-vkbd.rules",
              "usr/share/libinput/50-vkbd.quirks", "usr/lib/systemd/system/vkbd.service",
              "usr/lib/systemd/user/vkbd-agent.service", "etc/xdg/autostart/vkbd-agent.desktop",
+             "usr/share/applications/vkbd-agent-kwin.desktop",
              "usr/lib/modules-load.d/vkbd.conf", "usr/share/vkbd/config.yaml", "usr/share/doc/vkbd/copyright",
              "usr/share/doc/vkbd/changelog.Debian.gz", "usr/share/bash-completion/completions/vkbd"]
 

@@ -270,5 +270,9 @@ import Testing
     let coverage = FieldCoverage.describe("gnome-shell+at-spi")
     #expect(coverage.hasPrefix("fields from GNOME Shell's input method") && coverage.contains(", then AT-SPI"))
     #expect(FieldCoverage.describe(nil).hasPrefix("no field source"))
+    // On KDE: KWin's input method, or why not.
+    #expect(FieldCoverage.describe("kwin+at-spi", focusSource: "kwin").hasPrefix("fields from KWin's input method"))
+    #expect(!FieldCoverage.describe("kwin+at-spi", focusSource: "kwin").contains("falls back"))
+    #expect(FieldCoverage.describe("at-spi", focusSource: "kwin").contains("vkbd falls back to AT-SPI"))
   }
 }

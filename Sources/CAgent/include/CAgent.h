@@ -95,6 +95,29 @@ static inline void CAgent_request(struct wl_proxy *proxy, uint32_t opcode, int d
   wl_proxy_marshal_flags(proxy, opcode, NULL, wl_proxy_get_version(proxy), destroy ? WL_MARSHAL_FLAG_DESTROY : 0);
 }
 
+// The interfaces of input-method-unstable-v1 (KWinInputMethod.c): KWin's
+// input method, a client KWin starts itself, hears of the focused text input
+// (text-input v2 and v3) through a context that lives while a field has the
+// focus.
+extern const struct wl_interface CAgent_inputMethodV1Interface;
+extern const struct wl_interface CAgent_inputMethodContextV1Interface;
+static inline const struct wl_interface *CAgent_inputMethodV1(void) {
+  return &CAgent_inputMethodV1Interface;
+}
+// Their events, and the context's destroy request. KWin sends text-input-v1's
+// values: content_type's purpose normal 0, alpha 1, digits 2, number 3,
+// phone 4, url 5, email 6, name 7, password 8, date 9, time 10, datetime 11,
+// terminal 12 (a pin is passed on as normal); its hint bits as
+// zwp_text_input_v3's, but KWin 5.27 passes sensitive_data on as lowercase
+// (0x8). surrounding_text's cursor is a byte offset.
+enum {
+  CAgent_inputMethodV1EventActivate = 0,
+  CAgent_inputMethodV1EventDeactivate = 1,
+  CAgent_contextEventSurroundingText = 0,
+  CAgent_contextEventReset = 1,
+  CAgent_contextEventContentType = 2,
+  CAgent_contextRequestDestroy = 0,
+};
 // The interfaces of wlr-layer-shell-unstable-v1 (LayerShell.c): the snippet
 // picker's window on wlroots compositors and KWin.
 extern const struct wl_interface CAgent_layerShellInterface;

@@ -110,9 +110,7 @@ final class InputMethodSource: FieldSource, Reconnecting {
     guard let role = ContentType.textInputV3(purpose: state.purpose, hints: state.hint) else { return .some(nil) }
     var report = FieldReport(source: source, role: role)
     guard role != .password && role != .pin, let text = state.surrounding else { return report }
-    guard state.cursor <= text.count, let before = String(validating: text[..<state.cursor], as: UTF8.self) else {
-      return .some(nil)
-    }
+    guard let before = FieldText.before(text, cursor: state.cursor) else { return .some(nil) }
     report.before = before
     report.isFieldStart = text.count < clippedText
     return report

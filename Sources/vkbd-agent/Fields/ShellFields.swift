@@ -1,9 +1,10 @@
 import AgentProtocol
 import CSystemd
 
-/// The focused text field as the GNOME Shell extension reports it.
+/// The focused text field as the GNOME Shell extension and the agent as KWin's
+/// input method report it.
 extension ShellBridge {
-  /// One FieldChanged call, as the extension sends it.
+  /// One FieldChanged call.
   struct ShellField: Equatable {
     /// `input-method` (Clutter's purpose and hints), `ibus` (IBus's), or
     /// empty: no text field has the focus.
@@ -22,7 +23,7 @@ extension ShellBridge {
     case text = "a field report with more text than the extension sends"
   }
 
-  /// The report for what the extension sent, or why it is refused (the
+  /// The report for what was sent, or why it is refused (the
   /// last report stays). A secret field's text is never passed on.
   static func report(for field: ShellField, source: String) -> Result<FieldReport, RefusedField> {
     let role: FieldRole?

@@ -215,7 +215,7 @@ struct Diagnosis {
     return .ok(
       "agent",
       "uid \(agent.uid), focus from \(agent.source ?? "nothing yet")\(layout); "
-        + FieldCoverage.describe(agent.fields))
+        + FieldCoverage.describe(agent.fields, focusSource: agent.source))
   }
 
   func configCheck() -> DoctorCheck {
