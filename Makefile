@@ -94,14 +94,17 @@ unit-tests: build-deps
 
 # The real desktops, headless on this machine (Tests/Desktop): GNOME Shell
 # with the extension in the form the installed shell loads (the snippet
-# picker, the focused field), then KWin with the agent as its input method.
+# picker, the focused field), KWin with the agent as its input method, and
+# IBus under Xvfb.
 desktop-test: build-deps desktop
-	@./scripts/install-packages gnome-shell dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5
+	@./scripts/install-packages gnome-shell dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5 \
+		ibus ibus-gtk3 xvfb xdotool
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
 		/usr/bin/python3 Tests/Desktop/gnome_shell.py .build/debug/vkbd-agent \
 		.build/desktop/$$form/$(GNOME_EXTENSION_UUID)
 	/usr/bin/python3 Tests/Desktop/kwin.py .build/debug/vkbd-agent
+	/usr/bin/python3 Tests/Desktop/ibus.py .build/debug/vkbd-agent
 
 # libFuzzer over the config loader, the script parser, the request parser,
 # the agent message reader and the regex front end (scripts/fuzz): `make fuzz` for FUZZ_SECONDS each,

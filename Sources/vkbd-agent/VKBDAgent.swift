@@ -20,7 +20,7 @@ struct VKBDAgent: ParsableCommand {
       so that the daemon's app rules (apps: in vkbd.yaml(5)) follow it; where the desktop \
       tells them, also the focused text field's role and the text before its cursor (the \
       Wayland input method protocol, the GNOME extension, KWin's input method (see \
-      --setup-kwin), else AT-SPI) and the keyboard layout and group \
+      --setup-kwin), IBus's bus, else AT-SPI) and the keyboard layout and group \
       (sway IPC, X11 XKB, the GNOME extension, KDE's keyboard service). It reconnects \
       when the daemon restarts and exits when the session ends. Window titles and field text go \
       to the daemon only, never logged.
@@ -110,7 +110,8 @@ struct VKBDAgent: ParsableCommand {
       logger.info("the snippet picker is shown here", metadata: ["window": "\(window.name)"])
       for item in pollable { agent.add(item) }
     }
-    let fields = FieldSources(openFieldSources(environment, focusSource: focusSource, logger: logger))
+    let fields = FieldSources(
+      openFieldSources(environment, focusSource: focusSource, loop: agent.loop, logger: logger))
     let daemon = DaemonLink(
       path: socket, source: focusSource.name, fields: fields.name, picker: picker?.window, loop: agent.loop,
       logger: logger)
@@ -182,11 +183,12 @@ struct VKBDAgent: ParsableCommand {
   /// other input method holds the seat, else the accessibility bus; on
   /// GNOME Shell the extension (the Shell's input method and IBus's panel),
   /// then the accessibility bus; on KDE Plasma the agent's part that KWin
-  /// runs as its input method, where kwinrc names it, then the
+  /// runs as its input method, where kwinrc names it; elsewhere (X11)
+  /// ibus-daemon's bus where IBus runs (roles without text); then the
   /// accessibility bus. Empty: from the app only.
-  private func openFieldSources(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger)
-    -> [FieldSource]
-  {
+  private func openFieldSources(
+    _ environment: SessionEnvironment, focusSource: FocusSource, loop: EventLoop, logger: Logger
+  ) -> [FieldSource] {
     var sources: [FieldSource] = []
     if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome {
       sources.append(bridge)
@@ -206,6 +208,14 @@ struct VKBDAgent: ParsableCommand {
         return [try InputMethodSource(logger: logger)]
       } catch {
         logger.info("no input method: \(error.message)")
+      }
+    }
+    // GNOME Shell is IBus's panel: the extension tells what IBus hears.
+    if (focusSource as? ShellBridge)?.desktop != .gnome {
+      do {
+        sources.append(try IBusSource(loop: loop, logger: logger))
+      } catch {
+        logger.info("no IBus: \(error.message)")
       }
     }
     do {

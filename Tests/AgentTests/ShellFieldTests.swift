@@ -119,3 +119,43 @@ import Testing
     #expect(passed == [FieldReport(source: "input-method", role: .text, before: "", isFieldStart: true)])
   }
 }
+
+/// IBus tells the role of a field and AT-SPI its text: one report of both.
+@Suite struct RoleAndTextTests {
+  typealias Stub = FieldSourcesTests.Stub
+
+  @Test func aRoleWithoutTextTakesTheTextReadSince() {
+    let (ibus, accessibility) = (Stub("ibus"), Stub("at-spi"))
+    let sources = FieldSources([ibus, accessibility])
+    var passed: [FieldReport] = []
+    sources.onField = { passed.append($0) }
+    ibus.onField(FieldReport(source: "ibus"))
+    // The focus moves to an entry: AT-SPI hears of it first, then IBus.
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "Thanks", isFieldStart: true))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed.last == FieldReport(source: "ibus", role: .text, before: "Thanks", isFieldStart: true))
+    // A field AT-SPI does not see (Firefox's): its old text is not taken.
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed.last == FieldReport(source: "ibus", role: .text))
+    // Typing in it: AT-SPI's text again.
+    accessibility.onField(FieldReport(source: "at-spi", role: .text, before: "Hi", isFieldStart: true))
+    #expect(passed.last == FieldReport(source: "ibus", role: .text, before: "Hi", isFieldStart: true))
+  }
+
+  @Test func aSecretOnEitherSideWins() {
+    let (ibus, accessibility) = (Stub("ibus"), Stub("at-spi"))
+    let sources = FieldSources([ibus, accessibility])
+    var passed: [FieldReport] = []
+    sources.onField = { passed.append($0) }
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "hunter2"))
+    ibus.onField(FieldReport(source: "ibus", role: .password))
+    #expect(passed.last == FieldReport(source: "ibus", role: .password))
+    // Qt 5 tells IBus no purpose; AT-SPI (accessibility on) knows better.
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.onField(FieldReport(source: "at-spi", role: .password))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed.last == FieldReport(source: "at-spi", role: .password))
+  }
+}

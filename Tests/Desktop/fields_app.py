@@ -19,7 +19,7 @@ VERSION = sys.argv[1]
 gi.require_version("Gtk", VERSION + ".0")
 from gi.repository import GLib, Gtk  # noqa: E402
 
-from field_texts import TEXTS  # noqa: E402
+from desktop import TEXTS  # noqa: E402
 
 
 def build():

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A Qt 5 window with the fields the desktop tests look at, as
 fields_app.py's GTK one: an entry, a password entry, a PIN entry (digits,
-hidden), a text view and a button, each holding the text field_texts.py
+hidden), a text view and a button, each holding the text desktop.py
 gives. The same commands on standard input:
 
     focus NAME     gives NAME (entry, password, pin, text, button) the focus,
@@ -16,7 +16,7 @@ from PyQt5.QtCore import QSocketNotifier, Qt, QTimer
 from PyQt5.QtGui import QTextCursor
 from PyQt5.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from field_texts import TEXTS
+from desktop import TEXTS
 
 
 def main():

@@ -274,5 +274,6 @@ import Testing
     #expect(FieldCoverage.describe("kwin+at-spi", focusSource: "kwin").hasPrefix("fields from KWin's input method"))
     #expect(!FieldCoverage.describe("kwin+at-spi", focusSource: "kwin").contains("falls back"))
     #expect(FieldCoverage.describe("at-spi", focusSource: "kwin").contains("vkbd falls back to AT-SPI"))
+    #expect(FieldCoverage.describe("ibus+at-spi", focusSource: "x11").hasPrefix("fields from IBus's bus"))
   }
 }

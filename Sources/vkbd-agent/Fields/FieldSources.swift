@@ -5,7 +5,10 @@ import AgentProtocol
 /// method comes first and the accessibility bus after it, for the
 /// applications that speak no text-input protocol (Qt 5, Xwayland's).
 /// A better source that finds a field makes what the others said before
-/// it old: they count again from their next report.
+/// it old: they count again from their next report. Where the better one
+/// tells the role only (IBus on X11), the text comes from the next one that
+/// read it since the better one's previous report (the accessibility bus,
+/// which hears of the same focus change at about the same time).
 final class FieldSources {
   let sources: [FieldSource]
   /// Takes the field whenever the one passed on changes, and at once the
@@ -15,11 +18,15 @@ final class FieldSources {
     didSet { passed.map(onField) }
   }
   private var latest: [FieldReport?]
+  /// When each source's latest report came (a count of reports), 0: none yet.
+  private var told: [Int]
+  private var count = 0
   private var passed: FieldReport?
 
   init(_ sources: [FieldSource]) {
     self.sources = sources
     latest = Array(repeating: nil, count: sources.count)
+    told = Array(repeating: 0, count: sources.count)
     for (index, source) in sources.enumerated() {
       source.onField = { [unowned self] report in take(report, from: index) }
     }
@@ -29,14 +36,39 @@ final class FieldSources {
   var name: String? { sources.isEmpty ? nil : sources.map(\.name).joined(separator: "+") }
 
   func take(_ report: FieldReport, from index: Int) {
+    count += 1
+    let previous = told[index]
     latest[index] = report
+    told[index] = count
+    // What worse sources said is old now; for a role without text, what
+    // they said since this source's previous report may be this very field.
     if report.role != nil {
-      for worse in latest.indices where worse > index { latest[worse] = nil }
+      let keepsRecent = report.before == nil && !report.isSecret && previous != 0
+      for worse in latest.indices where worse > index && !(keepsRecent && told[worse] > previous) {
+        latest[worse] = nil
+      }
     }
-    let chosen = latest.first { $0?.role != nil } ?? nil
-    let report = chosen ?? FieldReport(source: sources[0].name)
+    let chosen = latest.firstIndex { $0?.role != nil }
+    var report = chosen.flatMap { latest[$0] } ?? FieldReport(source: sources[0].name)
+    // A worse source that still counts and says secret wins: a field is a
+    // password if anyone says so. A role without text (IBus's) takes the
+    // text a worse source read since.
+    if let chosen, !report.isSecret, let secret = latest[(chosen + 1)...].first(where: { $0?.isSecret == true }) ?? nil
+    {
+      report = secret
+    } else if let chosen, report.before == nil, !report.isSecret,
+      let reader = latest[(chosen + 1)...].first(where: { $0?.before != nil }) ?? nil, !reader.isSecret
+    {
+      report.before = reader.before
+      report.isFieldStart = reader.isFieldStart
+    }
     guard report != passed else { return }
     passed = report
     onField(report)
   }
+}
+
+extension FieldReport {
+  /// A password or PIN field, whose text is never sent.
+  var isSecret: Bool { role == .password || role == .pin }
 }

@@ -22,6 +22,8 @@ enum FieldCoverage {
           + "and IBus's panel (the role of IBus's own clients)"
       case "kwin":
         "KWin's input method (role and text of every app that speaks text-input-v2 or v3, GTK 3 and Qt 5 among them)"
+      case "ibus":
+        "IBus's bus (the role of every IBus client's field, GTK's and Qt's IBus modules among them, not its text)"
       case "at-spi": "AT-SPI (role and text where the app has an accessibility bridge: GTK 3 in practice)"
       default: String(name)
       }
