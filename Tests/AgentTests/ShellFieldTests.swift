@@ -159,3 +159,14 @@ import Testing
     #expect(passed.last == FieldReport(source: "at-spi", role: .password))
   }
 }
+
+/// Where the agent finds the session's ibus-daemon.
+@Suite struct IBusAddressTests {
+  @Test(arguments: [
+    (nil, ":0", "c/bus/m-unix-0"), (nil, ":1.0", "c/bus/m-unix-1"), (nil, "host:10.0", "c/bus/m-host-10"),
+    ("wayland-0", ":0", "c/bus/m-unix-wayland-0"), (nil, nil, "c/bus/m-unix-0"),
+  ])
+  func theAddressFileIsNamedAsIBusNamesIt(wayland: String?, x11: String?, file: String) {
+    #expect(IBusSource.addressFile(in: "c", machine: "m", wayland: wayland, x11: x11) == file)
+  }
+}

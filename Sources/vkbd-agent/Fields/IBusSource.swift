@@ -70,19 +70,25 @@ final class IBusSource: FieldSource, Reconnecting {
     return address
   }
 
-  /// IBUS_ADDRESS_FILE, else `$XDG_CONFIG_HOME/ibus/bus/MACHINE-HOST-DISPLAY`:
-  /// the Wayland display's name, or the X display's host (`unix` when
-  /// none) and number.
+  /// IBUS_ADDRESS_FILE, else the file IBus writes for this display.
   static func addressFile() -> String? {
-    if let file = getenv("IBUS_ADDRESS_FILE").map({ String(cString: $0) }), !file.isEmpty { return file }
+    let variable = { (name: String) in getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } }
+    if let file = variable("IBUS_ADDRESS_FILE") { return file }
     let machine = ["/var/lib/dbus/machine-id", "/etc/machine-id"].lazy
       .compactMap { try? Files.readText($0, limit: 256) }.first?.split(whereSeparator: \.isNewline).first
     guard let machine, let config = KConfig.path("ibus") else { return nil }
+    return addressFile(
+      in: config, machine: String(machine), wayland: variable("WAYLAND_DISPLAY"), x11: variable("DISPLAY"))
+  }
+
+  /// `CONFIG/bus/MACHINE-HOST-DISPLAY`: the Wayland display's name, or the
+  /// X display's host (`unix` when none) and number, as IBus names it.
+  static func addressFile(in config: String, machine: String, wayland: String?, x11: String?) -> String {
     var host = "unix"
     var display = "0"
-    if let wayland = getenv("WAYLAND_DISPLAY").map({ String(cString: $0) }), !wayland.isEmpty {
+    if let wayland {
       display = wayland
-    } else if let x11 = getenv("DISPLAY").map({ String(cString: $0) }), let colon = x11.firstIndex(of: ":") {
+    } else if let x11, let colon = x11.firstIndex(of: ":") {
       if colon != x11.startIndex { host = String(x11[..<colon]) }
       display = String(x11[x11.index(after: colon)...].prefix { $0 != "." })
     }
