@@ -105,7 +105,9 @@ def test_the_package_installs_upgrades_removes_and_purges():
         assert not os.path.exists(SYSTEM + "/usr/bin/vkbd")
         assert os.path.exists(SYSTEM + "/etc/xdg/autostart/vkbd-agent.desktop"), "a conffile stays until purge"
         in_system("dpkg", "--force-unsafe-io", "-P", "vkbd")
-        left = [path for path in changed() if path not in before]
+        # update-desktop-database (desktop-file-utils' trigger, for KWin's
+        # input method entry) keeps the system's MIME cache: not the package's.
+        left = [path for path in changed() if path not in before and path != "usr/share/applications/mimeinfo.cache"]
         assert left == ["etc/vkbd/config.yaml"], left
         print("  installed 0.0.9-1, upgraded to %s, removed and purged; left: %s" % (version, left))
         assert "error" not in upgraded.stderr.lower(), upgraded.stderr

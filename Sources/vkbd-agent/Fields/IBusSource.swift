@@ -132,11 +132,14 @@ final class IBusSource: FieldSource, Reconnecting {
     }
   }
 
-  private func disconnect() {
+  /// Gives the connection up; the loop, if `notifying`, forgets its fd
+  /// before it is closed.
+  private func disconnect(notifying: Bool = false) {
     for slot in slots { sd_bus_slot_unref(slot) }
     slots = []
     let closing = bus
     bus = nil
+    if notifying { onDescriptorChange() }
     sd_bus_flush_close_unref(closing)
   }
 
@@ -148,8 +151,7 @@ final class IBusSource: FieldSource, Reconnecting {
       if status > 0 { continue }
       if status < 0 {
         logger.notice("IBus's bus closed (\(DBus.message(status))): trying again every few seconds")
-        disconnect()
-        onDescriptorChange()
+        disconnect(notifying: true)
         contentTypes = [:]
         focused = nil
         report(FieldReport(source: name))
