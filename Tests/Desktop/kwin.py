@@ -6,11 +6,11 @@ share/vkbd/kwin/); `vkbd-agent --setup-kwin` makes it KWin's input method
 in a fresh kwinrc, KWin starts that part itself, and the agent proper
 (--source kde, with a stand-in daemon on its socket) loads its KWin script.
 
-A GTK 3 window (fields_app.py, text-input-v3) and a Qt 5 window
-(qt_fields_app.py, text-input-v2) give the focus to an entry, a password
-entry, a PIN entry, a text view and a button in turn; the field reports
-that reach the stand-in from KWin's input method must say the role and
-the text before the cursor that each really has. Then the agent's input
+A GTK 3 and a GTK 4 window (fields_app.py, text-input-v3) and a Qt 5
+window (qt_fields_app.py, text-input-v2) give the focus to an entry, a
+password entry, a PIN entry, a text view and a button in turn; the field
+reports that reach the stand-in from KWin's input method must say the
+role and the text before the cursor that each really has. Then the agent's input
 method is killed (KWin starts it again: it must not take the focused
 password field for another) and the agent restarted (it is told the
 field again).
@@ -38,6 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 OUTPUT = os.path.join(REPO, ".cache", "desktop")
 APPS = [("GTK 3", ["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), "3"], dict(GDK_BACKEND="wayland")),
+        ("GTK 4", ["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), "4"], dict(GDK_BACKEND="wayland")),
         ("Qt 5", ["/usr/bin/python3", os.path.join(HERE, "qt_fields_app.py")], dict(QT_QPA_PLATFORM="wayland"))]
 
 
