@@ -70,13 +70,19 @@ struct VKBDAgent: ParsableCommand {
   @OptionGroup var log: LogOptions
 
   func run() throws {
-    let logger = log.bootstrap(label: "vkbd-agent")
-    do {
-      if setupKwin {
+    if setupKwin {
+      // A command the user runs: plain words, no log lines.
+      do {
         var output = StandardStream.output
         Swift.print(try KWinSetup.setUp(), to: &output)
         return
+      } catch {
+        printError(error.message, program: "vkbd-agent")
+        throw ExitCode(error.status)
       }
+    }
+    let logger = log.bootstrap(label: "vkbd-agent")
+    do {
       if kwinInputMethod {
         let loop = try AgentLoop()
         let method = try KWinInputMethod(logger: logger)

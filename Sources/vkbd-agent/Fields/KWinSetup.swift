@@ -36,10 +36,6 @@ enum KWinSetup {
   /// running KWin, which starts it at once. Refuses where another input
   /// method is set. Returns what to tell the user.
   static func setUp() throws(AgentExit) -> String {
-    let desktopFile = Self.desktopFile
-    guard access(desktopFile, R_OK) == 0 else {
-      throw AgentExit("\(desktopFile) is missing: reinstall vkbd")
-    }
     guard let path = KConfig.path("kwinrc") else { throw AgentExit("neither XDG_CONFIG_HOME nor HOME is set") }
     var text = ""
     do {
@@ -57,6 +53,8 @@ enum KWinSetup {
     case .vkbd, .none:
       break
     }
+    let desktopFile = Self.desktopFile
+    guard access(desktopFile, R_OK) == 0 else { throw AgentExit("\(desktopFile) is missing: reinstall vkbd") }
     let wasOff = KConfig.entries(of: "Wayland", in: text)["VirtualKeyboardEnabled"] == "false"
     let updated = KConfig.setting(
       ["InputMethod": desktopFile, "VirtualKeyboardEnabled": "true"], in: "Wayland", of: text)
