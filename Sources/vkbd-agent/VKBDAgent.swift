@@ -196,9 +196,10 @@ struct VKBDAgent: ParsableCommand {
     _ environment: SessionEnvironment, focusSource: FocusSource, loop: EventLoop, logger: Logger
   ) -> [FieldSource] {
     var sources: [FieldSource] = []
-    if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome {
+    let bridge = focusSource as? ShellBridge
+    if let bridge, bridge.desktop == .gnome {
       sources.append(bridge)
-    } else if let bridge = focusSource as? ShellBridge {
+    } else if let bridge {
       switch KWinSetup.current() {
       case .vkbd:
         sources.append(bridge)
@@ -209,7 +210,7 @@ struct VKBDAgent: ParsableCommand {
       case .other(let other):
         logger.notice("KWin's input method is \(other): it stays, and text fields are learned from AT-SPI only")
       }
-    } else if environment.wayland && !(focusSource is ShellBridge) {
+    } else if environment.wayland {
       do {
         return [try InputMethodSource(logger: logger)]
       } catch {
@@ -217,7 +218,7 @@ struct VKBDAgent: ParsableCommand {
       }
     }
     // GNOME Shell is IBus's panel: the extension tells what IBus hears.
-    if (focusSource as? ShellBridge)?.desktop != .gnome {
+    if bridge?.desktop != .gnome {
       do {
         sources.append(try IBusSource(loop: loop, logger: logger))
       } catch {

@@ -183,15 +183,12 @@ final class IBusSource: FieldSource, Reconnecting {
     let source = Unmanaged<IBusSource>.fromOpaque(context).takeUnretainedValue()
     let path = sd_bus_message_get_path(message).map { String(cString: $0) } ?? ""
     let client = sd_bus_message_get_sender(message).map { String(cString: $0) } ?? ""
+    let destroyed = sd_bus_message_is_method_call(message, "org.freedesktop.IBus.Service", "Destroy") > 0
     if sd_bus_message_is_method_call(message, inputContext, "FocusIn") > 0 {
       source.focused = (path, client)
       source.reportFocused()
-    } else if sd_bus_message_is_method_call(message, inputContext, "FocusOut") > 0
-      || sd_bus_message_is_method_call(message, "org.freedesktop.IBus.Service", "Destroy") > 0
-    {
-      if sd_bus_message_is_method_call(message, "org.freedesktop.IBus.Service", "Destroy") > 0 {
-        source.contentTypes[path] = nil
-      }
+    } else if destroyed || sd_bus_message_is_method_call(message, inputContext, "FocusOut") > 0 {
+      if destroyed { source.contentTypes[path] = nil }
       guard source.focused?.path == path else { return 1 }
       source.focused = nil
       source.report(FieldReport(source: source.name))

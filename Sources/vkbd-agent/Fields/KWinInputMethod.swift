@@ -108,10 +108,9 @@ final class KWinInputMethod: Pollable {
       logBadText()
       return field
     }
-    let characters = before.unicodeScalars
-    let kept = characters.suffix(AgentProtocol.maximumFieldText)
-    field.before = String(String.UnicodeScalarView(kept))
-    field.isFieldStart = kept.count == characters.count && text.count < InputMethodSource.clippedText
+    let (kept, isWhole) = AgentProtocol.lastCharacters(Substring(before))
+    field.before = kept
+    field.isFieldStart = isWhole && text.count < InputMethodSource.clippedText
     return field
   }
 
