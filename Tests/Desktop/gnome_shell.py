@@ -20,20 +20,16 @@ role and the text before the cursor that each really has.
 
 Exits 0 when every check passed."""
 
-import json
-import queue
 import os
 import shutil
-import socket
 import struct
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zlib
 
-from desktop import TEXTS, Checks, FieldsWindow
+from desktop import FIELDS, Checks, FieldsWindow, StandIn, describe, matching, session_bus_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -152,31 +148,7 @@ def png_pixels(path):
     return pixels
 
 
-# What each field of fields_app.py must be reported as: its role (a PIN
-# is as secret as a password: either will do; GTK 4.8 marks no text view
-# as multi-line), and the text before the cursor: none for a secret field,
-# the whole text for an entry, and for a text view what GTK sends of it
-# (GTK 4 a few words before the line, GTK 3 the paragraph), which must end
-# the view's text.
-FIELDS = [("entry", ("entry",), TEXTS["entry"]), ("password", ("password",), None),
-          ("pin", ("pin", "password"), None), ("text", ("text", "entry"), "Second. And"),
-          ("button", (None,), None)]
-TEXT_VIEW = TEXTS["text"]
-
-
-def matching(message, roles, before):
-    """Whether a field report says one of `roles` and the text `before`."""
-    reported = message.get("before")
-    if before is None or reported is None:
-        matches = reported == before
-    elif before == TEXT_VIEW[-len(before):]:
-        matches = reported.endswith(before) and TEXT_VIEW.endswith(reported)
-    else:
-        matches = reported == before and message.get("start", False)
-    return message.get("role") in roles and matches
-
-
-def check_fields(version, shell_env, remote, messages, check):
+def check_fields(version, shell_env, remote, stand_in, check):
     """Gives each field of a GTK `version` window the focus in turn and
     checks the field reports the agent sends."""
     def remote_says(line):
@@ -194,17 +166,15 @@ def check_fields(version, shell_env, remote, messages, check):
 
     def take(timeout):
         """The next field report (None after `timeout`), following the focus on the way."""
-        deadline = time.time() + timeout
-        while True:
-            try:
-                message = messages.get(timeout=max(0.01, deadline - time.time()))
-            except queue.Empty:
-                return None
+        def accept(message):
             if message.get("type") == "focus":
                 focused[0] = message.get("title")
-            elif message.get("type") == "field":
-                last[0] = message
-                return message
+            return message.get("type") == "field"
+
+        message = stand_in.next(timeout, accept)
+        if message is not None:
+            last[0] = message
+        return message
 
     def drain(seconds):
         deadline = time.time() + seconds
@@ -250,8 +220,7 @@ def check_fields(version, shell_env, remote, messages, check):
         time.sleep(1)
         for name, roles, before in FIELDS:
             app.command("focus " + name)
-            expect("the %s is reported as %s%s" % (name, " or ".join(map(str, roles)),
-                                                    ", with its text" if before else ""), roles, before)
+            expect(describe(name, roles, before), roles, before)
             if name == "entry":
                 type_keys([57, 21, 24, 22])  # " you" on the us layout
                 expect("typing in the entry is reported", roles, before + " you")
@@ -276,9 +245,7 @@ def main():
         with open(os.path.join(work, name), "w") as file:
             file.write(text)
     agent_socket = os.path.join(work, "agent.sock")
-    listener = socket.socket(socket.AF_UNIX)
-    listener.bind(agent_socket)
-    listener.listen(1)
+    stand_in = StandIn(agent_socket)
     env = dict(PATH="/usr/bin:/bin", HOME=home, XDG_RUNTIME_DIR=runtime, XDG_CURRENT_DESKTOP="GNOME",
                XDG_SESSION_TYPE="wayland", LANG="C.UTF-8",
                DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + os.path.join(work, "system.sock"))
@@ -303,28 +270,18 @@ def main():
         # The session bus is the shell's: read from its environment.
         shell_env = dict(env)
         for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    if open("/proc/%s/comm" % pid).read().strip() == "gnome-shell":
-                        variables = open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
-                        for variable in variables:
-                            if variable.startswith(b"DBUS_SESSION_BUS_ADDRESS="):
-                                shell_env["DBUS_SESSION_BUS_ADDRESS"] = variable.split(b"=", 1)[1].decode()
-                except OSError:
-                    continue
-        assert "DBUS_SESSION_BUS_ADDRESS" in shell_env, "the shell's session bus is not found"
+            try:
+                if pid.isdigit() and open("/proc/%s/comm" % pid).read().strip() == "gnome-shell":
+                    shell_env["DBUS_SESSION_BUS_ADDRESS"] = session_bus_of(pid)
+            except OSError:
+                continue
+        assert shell_env.get("DBUS_SESSION_BUS_ADDRESS"), "the shell's session bus is not found"
         shell_env["WAYLAND_DISPLAY"] = "wayland-0"
         agent_log = open(os.path.join(OUTPUT, "agent.log"), "w")
         agent = subprocess.Popen([agent_binary, "--socket", agent_socket, "--source", "gnome", "--log-level", "debug"],
                                  env=shell_env, stdout=agent_log, stderr=agent_log)
-        listener.settimeout(60)
-        connection, _ = listener.accept()
-        reader = connection.makefile("rb")
-        hello = json.loads(reader.readline())
-        messages = queue.Queue()
-        threading.Thread(target=lambda: [messages.put(json.loads(line)) for line in reader], daemon=True).start()
+        hello = stand_in.accept()
         assert hello["type"] == "hello" and hello.get("picker") is True, hello
-        connection.sendall(b'{"version":2,"type":"session","active":true}\n')
         # The agent enables the extension; the shell loads it.
         deadline = time.time() + 60
         while "the GNOME Shell extension is enabled" not in open(os.path.join(OUTPUT, "agent.log")).read():
@@ -343,18 +300,18 @@ def main():
                 name, pixels.count(SELECTION), pixels.count(LIGHT), pixels.count(DARK)))
             return pixels
 
-        connection.sendall((json.dumps(VIEW) + "\n").encode())
+        stand_in.send(VIEW)
         time.sleep(2)
         pixels = shot("gnome-picker-light.png")
         check(pixels.count(SELECTION) > 5000, "the selected row is on screen")
         check(pixels.count(LIGHT) > 20000, "the picker is light")
         subprocess.run(["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", "prefer-dark"],
                        env=shell_env, check=True, timeout=60)
-        connection.sendall((json.dumps(dict(VIEW, selected=2)) + "\n").encode())
+        stand_in.send(dict(VIEW, selected=2))
         time.sleep(2)
         pixels = shot("gnome-picker-dark.png")
         check(pixels.count(SELECTION) > 5000 and pixels.count(LIGHT) < 1000, "the picker follows the dark scheme")
-        connection.sendall(b'{"version":2,"type":"picker-hide"}\n')
+        stand_in.send({"version": 2, "type": "picker-hide"})
         time.sleep(2)
         pixels = shot("gnome-picker-hidden.png")
         check(pixels.count(SELECTION) == 0, "PickerHidden takes it away")
@@ -362,7 +319,7 @@ def main():
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
         assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
         for version in ("4", "3"):
-            check_fields(version, shell_env, remote, messages, check)
+            check_fields(version, shell_env, remote, stand_in, check)
         shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
         check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")
         agent_text = open(os.path.join(OUTPUT, "agent.log")).read()

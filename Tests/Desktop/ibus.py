@@ -16,19 +16,15 @@ agent follows it again.
 
 Exits 0 when every check passed."""
 
-import json
 import os
-import queue
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
-from desktop import TEXTS, Checks, FieldsWindow
-from gnome_shell import matching
+from desktop import TEXTS, Checks, FieldsWindow, Reports, describe, session_bus_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -68,9 +64,7 @@ def main():
             for pid in os.listdir("/proc"):
                 try:
                     if pid.isdigit() and int(open("/proc/%s/stat" % pid).read().split()[3]) == session.pid:
-                        for variable in open("/proc/%s/environ" % pid, "rb").read().split(b"\0"):
-                            if variable.startswith(b"DBUS_SESSION_BUS_ADDRESS="):
-                                bus = variable.split(b"=", 1)[1].decode()
+                        bus = session_bus_of(pid)
                 except (OSError, ValueError, IndexError):
                     continue
             time.sleep(0.2)
@@ -90,24 +84,8 @@ def main():
         agent_log = open(os.path.join(OUTPUT, "ibus-agent.log"), "w")
         agent = subprocess.Popen([agent_binary, "--print", "--source", "x11", "--log-level", "debug"], env=env,
                                  stdout=subprocess.PIPE, stderr=agent_log, text=True)
-        messages = queue.Queue()
-        threading.Thread(target=lambda: [messages.put(json.loads(line)) for line in agent.stdout],
-                         daemon=True).start()
-
-        def expect(roles, before, timeout=10):
-            """Waits for a field report of one of `roles` with `before`; the reports seen."""
-            seen = []
-            deadline = time.time() + timeout
-            while True:
-                try:
-                    message = messages.get(timeout=max(0.01, deadline - time.time()))
-                except queue.Empty:
-                    return False, seen
-                if message.get("type") != "field":
-                    continue
-                seen.append((message.get("source"), message.get("role"), message.get("before")))
-                if matching(message, roles, before):
-                    return True, seen
+        reports = Reports()
+        reports.follow(agent.stdout)
 
         def run(name, argv, fields):
             app = None
@@ -119,9 +97,8 @@ def main():
                 time.sleep(1)
                 for field, roles, before in fields:
                     app.command("focus " + field)
-                    passed, seen = expect(roles, before)
-                    check(passed, "%s: the %s is reported as %s%s (reports seen: %r)" % (
-                        name, field, " or ".join(map(str, roles)), ", with its text" if before else "", seen))
+                    passed, seen = reports.expect(roles, before)
+                    check(passed, "%s: %s (reports seen: %r)" % (name, describe(field, roles, before), seen))
                 return app
             except (AssertionError, BrokenPipeError, IndexError) as error:
                 check(False, "%s: %s" % (name, error))
@@ -135,18 +112,11 @@ def main():
         qt = run("Qt 5", ["/usr/bin/python3", os.path.join(HERE, "qt_fields_app.py")], QT_FIELDS)
         if qt is not None:
             qt.command("focus entry")
-            expect(("text",), None)
+            reports.expect(("text",), None)
             subprocess.run(["ibus", "exit"], env=env, timeout=30, stdout=log, stderr=log)
-            seen = []
-            deadline = time.time() + 10
-            while not seen or seen[-1][0] != "at-spi":
-                try:
-                    message = messages.get(timeout=max(0.01, deadline - time.time()))
-                except queue.Empty:
-                    break
-                if message.get("type") == "field":
-                    seen.append((message.get("source"), message.get("role")))
-            check(seen and seen[-1] == ("at-spi", "text"), "IBus gone: the field is AT-SPI's (%r)" % seen)
+            message = reports.field(10, lambda message: message.get("source") == "at-spi")
+            check(message is not None and message.get("role") == "text",
+                  "IBus gone: the field is AT-SPI's (%r)" % message)
             qt.close()
             start_ibus()
             time.sleep(6)  # the agent tries again every 5 s
