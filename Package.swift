@@ -67,6 +67,12 @@ let package = Package(
       pkgConfig: "libpcre2-32",
       providers: [.apt(["libpcre2-dev"])]
     ),
+    // libhunspell: the spelling dictionaries autocorrect checks words with.
+    .systemLibrary(
+      name: "CHunspell",
+      pkgConfig: "hunspell",
+      providers: [.apt(["libhunspell-dev"])]
+    ),
     .systemLibrary(
       name: "CYAML",
       pkgConfig: "yaml-0.1",
@@ -91,7 +97,7 @@ let package = Package(
       ]),
     .target(
       name: "KeyboardEngine",
-      dependencies: ["CEvdev", "CPCRE2"],
+      dependencies: ["CEvdev", "CPCRE2", "CHunspell"],
       swiftSettings: releaseSettings
     ),
     .executableTarget(

@@ -79,6 +79,8 @@ public final class Engine {
   /// The keys held, physically and on the output.
   var keys = KeyHolds()
   let aids = TypingAids()
+  /// Autocorrect and smart punctuation.
+  let words = WordAids()
   /// Events that arrived while the engine typed or waited, to handle after.
   private var queue = EventQueue()
   /// A desktop layout reported while the engine typed: followed when done.
@@ -300,6 +302,7 @@ public final class Engine {
     if keysym == UInt32(XKB_KEY_BackSpace) {
       if let undoable, configuration.expansion.undoBackspace, !decoder.hasModifiers {
         expander.undo(undoable, key: code, at: time, host: self, into: &output)
+        if let word = undoable.learns { words.learn(word) }
       } else {
         aids.backspaceDown(code, at: time, host: self, into: &output)
       }
@@ -310,6 +313,11 @@ public final class Engine {
     if configuration.expandsSnippets, !expander.isWaiting, let next = Unicode.Scalar(character), next.value > 0,
       expander.expand(code, next: next, at: time, host: self, into: &output)
     {
+      return
+    }
+    if let next = Unicode.Scalar(character), words.keyDown(code, character: next, at: time, engine: self, into: &output)
+    {
+      if character == 0x20 { aids.spaceTyped(at: time) }  // the double-space period may follow
       return
     }
     if character == 0x20 && configuration.doubleSpacePeriod {

@@ -23,6 +23,13 @@ public struct EngineConfiguration: Equatable, Sendable {
   public var doubleSpacePeriod = true
   /// The double-space window, key-down to key-down.
   public var doubleSpaceTimeoutMilliseconds: Int64 = 1100
+  /// Autocorrect at the end of a word, with the engine's ``Spelling``
+  /// (DESIGN 9); only where a session agent says what has the focus.
+  public var autocorrect = true
+  /// Typographic quotes, dashes and ellipses (DESIGN 9).
+  public var smartPunctuation = true
+  /// The quotation marks smart punctuation types.
+  public var quotes = QuoteStyle.english
   /// The daemon's own Backspace repeat (DESIGN 3.4).
   public var backspace = BackspaceConfiguration()
   /// How expansions are typed (DESIGN 3.5).
@@ -39,7 +46,9 @@ public struct EngineConfiguration: Equatable, Sendable {
   /// Whether anything needs the text and the keymap state: an aid, or
   /// snippets when there are some. Without, keys pass through undecoded.
   func needsDecoding(hasSnippets: Bool) -> Bool {
-    enabled && (autocapitalize || doubleSpacePeriod || backspace.accelerate || (expandsSnippets && hasSnippets))
+    enabled
+      && (autocapitalize || doubleSpacePeriod || backspace.accelerate || autocorrect || smartPunctuation
+        || (expandsSnippets && hasSnippets))
   }
 
   public static var allOff: EngineConfiguration {
@@ -47,6 +56,8 @@ public struct EngineConfiguration: Equatable, Sendable {
     configuration.autocapitalize = false
     configuration.doubleSpacePeriod = false
     configuration.backspace.accelerate = false
+    configuration.autocorrect = false
+    configuration.smartPunctuation = false
     return configuration
   }
 }

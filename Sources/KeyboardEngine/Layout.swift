@@ -61,6 +61,18 @@ public final class Layout {
     return Set(inGroup).union(anyGroupTypings[numLock ? 1 : 0].keys).sorted().compactMap(Unicode.Scalar.init)
   }
 
+  /// The characters a key types alone in `group` (no modifier, no dead
+  /// key), with that key: where each letter is on the keyboard.
+  func baseCharacters(in group: Int) -> [(Unicode.Scalar, UInt16)] {
+    let slot = slot(group, false)
+    return typings.compactMap { key, typing in
+      guard key >> 21 == slot, typing.prefix.isEmpty, typing.stroke.modifiers.count == 0,
+        typing.stroke.group == group, let character = Unicode.Scalar(key & 0x1F_FFFF)
+      else { return nil }
+      return (character, typing.stroke.key)
+    }
+  }
+
   /// The table index of `group` and a Num Lock state; a group out of range
   /// wraps to the first, as XKB's default group action does (the callers
   /// check reports first).

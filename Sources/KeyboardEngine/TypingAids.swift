@@ -34,6 +34,10 @@ final class TypingAids {
     autoCapitalization.cancel()
   }
 
+  /// The engine typed a Space of the user's (after a correction): the
+  /// double-space window opens as for one typed as is.
+  func spaceTyped(at time: Instant) { autoPeriod.spaceTyped(at: time) }
+
   /// A key goes down: the Backspace repeat stops (3.4 rule 4).
   func keyDown() { if backspaceRepeat.deadline != nil { backspaceRepeat.stop() } }
 

@@ -30,7 +30,7 @@ final class Expander {
   /// offers them.
   private var menu: WaitingExpansion?
   /// What Backspace undoes when it is the very next key after an expansion.
-  private var undo: ExpansionUndo?
+  var undo: ExpansionUndo?
   /// The last expansion, while plain characters follow it.
   var chain: ExpansionChain?
   /// Snippets whose refusal was already reported.

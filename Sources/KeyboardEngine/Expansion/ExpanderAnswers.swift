@@ -91,6 +91,29 @@ extension Expander {
     startTyping(plan, at: time, host, &output)
   }
 
+  /// Replaces the last `length` characters of the text and the character
+  /// of `code`, going down, as an expansion would (autocorrect, smart
+  /// punctuation): `typed` is what was typed, `replacement` what replaces
+  /// it; the next Backspace undoes it (teaching `learns`, if any). False,
+  /// with nothing emitted, when the layout cannot type it.
+  func replace(
+    deleting length: Int, typed: [Unicode.Scalar], with replacement: [Unicode.Scalar], learns: [Unicode.Scalar]?,
+    key code: UInt16, at time: Instant, host: some KeyboardHost, into output: inout KeyOutput
+  ) -> Bool {
+    let text = host.text
+    let rendered = RenderedSnippet(text: replacement, charactersAfterCursor: 0)
+    let kept = EditPlanner.sharedStart(of: rendered, withLast: length, of: text)
+    let deleted = EditPlanner.graphemeCount(typedLengthOf: length - kept, in: text)
+    let remaining = RenderedSnippet(text: Array(replacement[kept...]), charactersAfterCursor: 0)
+    guard let plan = host.editPlanner().typing(deleting: deleted, forward: 0, remaining) else { return false }
+    chain = nil
+    host.planned(deleting: deleted, inserting: remaining.text[...])
+    undo = ExpansionUndo(before: replacement.count, after: 0, typed: typed, learns: learns)
+    host.swallowRelease(of: code, true)
+    startTyping(plan, at: time, host, &output)
+    return true
+  }
+
   /// Sends the first burst of `plan` now (touch-down) and schedules the rest.
   func startTyping(
     _ plan: TypingPlan, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput

@@ -51,6 +51,8 @@ struct ExpansionUndo {
   var after: Int
   /// What the user had typed: the trigger, and the separator of a right-word one.
   var typed: [Unicode.Scalar]
+  /// The word an autocorrection replaced: its undo teaches it.
+  var learns: [Unicode.Scalar]? = nil
 }
 
 /// An expansion whose snippet waits for a session variable's value.

@@ -1,0 +1,225 @@
+import CHunspell
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One language's spelling dictionary (DESIGN 9): Debian's hunspell files
+/// for it, read twice. libhunspell decides whether a word is spelled right
+/// (it knows every affixed and compound form); vkbd's own index of the
+/// dictionary's word forms (``WordIndex``) finds in a few microseconds
+/// which of a typo's hundreds of neighbours are words at all, for
+/// libhunspell to confirm. Where a word list ranks words by how common
+/// they are (SCOWL's size classes, for English), each form carries its class.
+public final class SpellingLanguage: @unchecked Sendable {
+  /// The dictionary's name: `en_US`.
+  public let name: String
+  /// Word forms the index holds, and whether the dictionary had more than
+  /// it keeps (``maximumForms``).
+  public let formCount: Int
+  public let isTruncated: Bool
+  /// The bytes of vkbd's own tables (libhunspell's are not counted here).
+  public let indexBytes: Int
+  let forms: WordIndex
+  /// SCOWL's size class of each word it lists (0 for its 10 list, the
+  /// most common words, up to 7 for its 70 list); nil: no list.
+  let frequencies: WordIndex?
+  /// The lowercase letters of the language, most frequent first.
+  let letters: [Unicode.Scalar]
+  let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
+  private let handle: OpaquePointer
+  /// The UTF-8 of a word for libhunspell: written in place, never allocated.
+  private let buffer: UnsafeMutablePointer<CChar>
+  private static let bufferSize = 512
+
+  /// At most this many word forms are indexed (about 17 MB of table): a
+  /// dictionary with more is used up to there, and says so.
+  static let maximumForms = 3_000_000
+  /// The largest `.aff` and `.dic` files read.
+  static let maximumFileBytes = 64 << 20
+  /// libhunspell's longest word (MAXWORDLEN).
+  static let maximumWordLength = 100
+
+  /// Loads `name`.aff and `name`.dic from `directory`, and SCOWL's ranks
+  /// from `frequencyDirectory` when the language is English and they are
+  /// there. A file that is missing, too big or does not parse is an error
+  /// naming it.
+  public init(
+    name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = "/usr/share/dict/scowl"
+  ) throws(SpellingError) {
+    guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+      throw SpellingError(path: directory, reason: "\"\(name)\" is not a dictionary name")
+    }
+    let affixPath = "\(directory)/\(name).aff"
+    let dictionaryPath = "\(directory)/\(name).dic"
+    let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
+    var hashes: [UInt64] = []
+    isTruncated = try WordForms.expand(Self.read(dictionaryPath), path: dictionaryPath, affixes: affixes) {
+      hashes.append(WordIndex.hash($0))
+      return hashes.count < Self.maximumForms
+    }
+    forms = WordIndex(hashes: hashes)
+    formCount = forms.count
+    hashes = []
+    frequencies = frequencyDirectory.flatMap { Self.frequencyClasses(for: name, in: $0) }
+    indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0)
+    self.name = name
+    letters = affixes.letters
+    replacements = affixes.replacements
+    guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
+      throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
+    }
+    self.handle = handle
+    buffer = .allocate(capacity: Self.bufferSize)
+  }
+
+  deinit {
+    Hunspell_destroy(handle)
+    buffer.deallocate()
+  }
+
+  /// Whether libhunspell accepts `word` as spelled (its affixed and
+  /// compound forms included). Words past its length are not judged: false.
+  func spells(_ word: some Collection<Unicode.Scalar>) -> Bool {
+    var length = 0
+    for scalar in word {
+      for unit in UTF8.encode(scalar)! {
+        guard length < Self.bufferSize - 1 else { return false }
+        buffer[length] = CChar(bitPattern: unit)
+        length += 1
+      }
+    }
+    guard length > 0, word.count <= Self.maximumWordLength else { return false }
+    buffer[length] = 0
+    return Hunspell_spell(handle, buffer) != 0
+  }
+
+  /// Whether the index holds `word` (a fast, nearly always right answer;
+  /// ``spells(_:)`` confirms it).
+  func indexes(hash: UInt64) -> Bool { forms.contains(hash: hash) }
+
+  /// The frequency class of the word of `hash`: 0 for the most common,
+  /// ``unranked`` for a word the list does not rank, nil without a list.
+  func frequencyClass(hash: UInt64) -> UInt8? {
+    guard let frequencies else { return nil }
+    return frequencies.value(hash: hash) ?? Self.unranked
+  }
+  static let unranked: UInt8 = 8
+
+  private static func read(_ path: String) throws(SpellingError) -> String {
+    guard let file = fopen(path, "rb") else {
+      throw SpellingError(path: path, reason: String(cString: strerror(errno)))
+    }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = fread(&chunk, 1, chunk.count, file)
+      if count == 0 { break }
+      bytes += chunk[..<count]
+      guard bytes.count <= maximumFileBytes else {
+        throw SpellingError(path: path, reason: "larger than \(maximumFileBytes >> 20) MiB")
+      }
+    }
+    guard let text = String(validating: bytes, as: UTF8.self) else {
+      throw SpellingError(path: path, reason: "not UTF-8")
+    }
+    return text
+  }
+
+  /// SCOWL's size classes (Debian's `scowl`, in ISO 8859-1) of the
+  /// English words, with the regional list of the dictionary's country.
+  private static func frequencyClasses(for name: String, in directory: String) -> WordIndex? {
+    guard name.hasPrefix("en") else { return nil }
+    let region =
+      ["en_GB": "british", "en_CA": "canadian", "en_AU": "australian"][name] ?? "american"
+    var hashes: [UInt64] = []
+    var values: [UInt8] = []
+    for (rank, size) in [10, 20, 35, 40, 50, 55, 60, 70].enumerated() {
+      for list in ["english-words", "\(region)-words"] {
+        guard let file = fopen("\(directory)/\(list).\(size)", "rb") else { continue }
+        defer { fclose(file) }
+        var word: [Unicode.Scalar] = []
+        while case let byte = getc(file), byte != EOF {
+          if byte == 0x0A {
+            hashes.append(WordIndex.hash(word))
+            values.append(UInt8(rank))
+            word.removeAll(keepingCapacity: true)
+          } else {
+            word.append(Unicode.Scalar(UInt8(byte)))
+          }
+        }
+      }
+    }
+    return hashes.isEmpty ? nil : WordIndex(hashes: hashes, values: values)
+  }
+}
+
+/// The word forms of a `.dic` file: each word, and what its affix flags
+/// make of it (a suffix, a prefix, both when they combine, a second suffix
+/// that a first one allows).
+enum WordForms {
+  /// Calls `found` with every form of the words of `text`, until it says
+  /// to stop; true when it stopped before the end.
+  static func expand(
+    _ text: String, path: String, affixes: AffixFile, found: ([Unicode.Scalar]) -> Bool
+  ) throws(SpellingError) -> Bool {
+    var lines = text.split(separator: "\n").makeIterator()
+    guard let first = lines.next(), Int(first.trimmingPrefix(while: { $0 == "\u{FEFF}" })) != nil else {
+      throw SpellingError(path: path, line: 1, reason: "the first line is not the number of words")
+    }
+    let excluded = [affixes.needAffix, affixes.onlyInCompound, affixes.forbidden].compactMap { $0 }
+    func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
+    var stopped = false
+    func emit(_ form: [Unicode.Scalar]) {
+      if !stopped && !found(form) { stopped = true }
+    }
+    /// Applies the affixes of `flags` to `word`; `depth` 0 allows a second suffix.
+    func derive(_ word: [Unicode.Scalar], flags: [UInt32], prefixed: Bool, depth: Int) {
+      for flag in flags {
+        guard let affix = affixes.affixes[flag], !(prefixed && affix.isPrefix) else { continue }
+        for rule in affix.rules where rule.applies(to: word, isPrefix: affix.isPrefix) {
+          if let circumfix = affixes.circumfix, rule.continuation.contains(circumfix) { continue }
+          let form = rule.apply(to: word, isPrefix: affix.isPrefix)
+          if isWord(rule.continuation) { emit(form) }
+          guard depth == 0, !stopped else { continue }
+          if !rule.continuation.isEmpty {
+            derive(form, flags: rule.continuation, prefixed: prefixed || affix.isPrefix, depth: 1)
+          }
+          // A suffix and a prefix that both allow it combine.
+          if affix.crossProduct && !affix.isPrefix && !prefixed {
+            let prefixes = flags.filter { affixes.affixes[$0].map { $0.isPrefix && $0.crossProduct } ?? false }
+            if !prefixes.isEmpty { derive(form, flags: prefixes, prefixed: false, depth: 1) }
+          }
+        }
+      }
+    }
+    for line in lines {
+      if stopped { break }
+      // The word ends at the first unescaped slash or at blank space.
+      var word: [Unicode.Scalar] = []
+      var flagText: Substring = ""
+      var scalars = line.unicodeScalars[...]
+      while let scalar = scalars.first {
+        if scalar == "\\", scalars.dropFirst().first == "/" {
+          word.append("/")
+          scalars = scalars.dropFirst(2)
+          continue
+        }
+        if scalar == "/" {
+          let rest = Substring(scalars.dropFirst())
+          flagText = rest.prefix { $0 != " " && $0 != "\t" }
+          break
+        }
+        if scalar == " " || scalar == "\t" || scalar == "\r" { break }
+        word.append(scalar)
+        scalars = scalars.dropFirst()
+      }
+      guard !word.isEmpty else { continue }
+      let flags = affixes.flags(of: flagText)
+      if isWord(flags) { emit(word) }
+      derive(word, flags: flags, prefixed: false, depth: 0)
+    }
+    return stopped
+  }
+}

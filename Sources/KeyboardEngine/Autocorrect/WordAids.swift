@@ -1,0 +1,261 @@
+/// The spelling dictionaries the engine corrects with (DESIGN 9), loaded
+/// by the daemon away from the keys and handed over whole.
+public final class Spelling: @unchecked Sendable {
+  public let languages: [SpellingLanguage]
+  let corrector: Corrector
+
+  public init(languages: [SpellingLanguage]) {
+    self.languages = languages
+    corrector = Corrector(languages: languages)
+  }
+
+  /// What autocorrect decides for `word`, as typed, at the end of a word
+  /// (after the rules that leave a word alone): nil when a dictionary
+  /// knows it or no correction stands out, else the correction, in
+  /// lowercase but for a capital its dictionary writes.
+  public func decide(_ word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
+    guard !knows(word) else { return nil }
+    var folded: [Unicode.Scalar] = []
+    folded.reserveCapacity(word.count)
+    for scalar in word {
+      let lower = scalar.properties.lowercaseMapping.unicodeScalars
+      folded.append(lower.count == 1 ? lower.first! : scalar)
+    }
+    return corrector.correction(of: folded, neighbours: neighbours)
+  }
+
+  /// The correction of `word` (in lowercase) on `neighbours`' layout.
+  func correction(of word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
+    corrector.correction(of: word, neighbours: neighbours)
+  }
+
+  /// Whether any dictionary knows `word` as written.
+  func knows(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.spells(word) } }
+}
+
+/// The quotation marks of a language: double and single, opening and closing.
+public struct QuoteStyle: Equatable, Sendable {
+  public var open: Unicode.Scalar
+  public var close: Unicode.Scalar
+  public var openSingle: Unicode.Scalar
+  public var closeSingle: Unicode.Scalar
+
+  public static let english = QuoteStyle(open: "“", close: "”", openSingle: "‘", closeSingle: "’")
+  public static let german = QuoteStyle(open: "„", close: "“", openSingle: "‚", closeSingle: "‘")
+  public static let french = QuoteStyle(open: "«", close: "»", openSingle: "‹", closeSingle: "›")
+
+  /// The style of a language (`de_DE`, `fr`, `en_US`): German's for German,
+  /// the guillemets for French and Russian, the English marks otherwise.
+  public init(language: String) {
+    switch language.prefix(2) {
+    case "de": self = .german
+    case "fr", "ru": self = .french
+    default: self = .english
+    }
+  }
+
+  public init(open: Unicode.Scalar, close: Unicode.Scalar, openSingle: Unicode.Scalar, closeSingle: Unicode.Scalar) {
+    self.open = open
+    self.close = close
+    self.openSingle = openSingle
+    self.closeSingle = closeSingle
+  }
+}
+
+/// Autocorrect and smart punctuation at the keys (DESIGN 9): at the end of
+/// a word, the correction of a word no dictionary knows; for a quote, a
+/// dash or a third period, its typographic form. Each fires as a snippet
+/// does (through the ``Expander``), so the next Backspace undoes it; the
+/// undo of a correction teaches the word. Their state is their own.
+final class WordAids {
+  var spelling: Spelling?
+  /// The words the user taught (in lowercase), never corrected.
+  var learned: Set<String> = []
+  /// Where a word the user just taught goes (the daemon gives it to the
+  /// user's session agent, which keeps it).
+  var onLearned: ((String) -> Void)?
+  /// The layout's neighbouring keys, for the layout and group they are of.
+  private var neighbours: (layout: ObjectIdentifier, group: Int, keys: KeyNeighbours)?
+
+  /// The longest text before the cursor read as one word.
+  static let longestToken = 64
+
+  /// Handles `character`'s key going down: true when it corrected or
+  /// punctuated (the key is then swallowed).
+  func keyDown(
+    _ code: UInt16, character: Unicode.Scalar, at time: Instant, engine host: Engine, into output: inout KeyOutput
+  ) -> Bool {
+    let configuration = host.configuration
+    let expander = host.expander
+    switch character {
+    case " ", "\n":
+      guard configuration.autocorrect, let spelling,
+        let (length, replacement) = correction(in: host.text, spelling: spelling, host: host)
+      else { return false }
+      let original = Self.last(length, of: host.text)
+      return expander.replace(
+        deleting: length, typed: original + [character], with: replacement + [character],
+        learns: Self.core(of: original), key: code, at: time, host: host, into: &output)
+    case "\"", "'", "-", ".":
+      guard configuration.smartPunctuation,
+        let (length, replacement) = Self.punctuation(character, after: host.text, quotes: configuration.quotes)
+      else { return false }
+      return expander.replace(
+        deleting: length, typed: Self.last(length, of: host.text) + [character], with: [replacement],
+        learns: nil, key: code, at: time, host: host, into: &output)
+    default:
+      return false
+    }
+  }
+
+  /// The user undid a correction of `word`: it is theirs from now on.
+  func learn(_ word: [Unicode.Scalar]) {
+    let folded = String(String.UnicodeScalarView(word)).lowercased()
+    if learned.insert(folded).inserted { onLearned?(folded) }
+  }
+
+  // MARK: - Autocorrect
+
+  /// The correction of the word before the cursor: how many characters of
+  /// the text it replaces, and with what; nil where rule 2 of DESIGN 9
+  /// leaves the word alone or no correction stands out.
+  private func correction(
+    in text: TextModel, spelling: Spelling, host: Engine
+  ) -> (Int, [Unicode.Scalar])? {
+    // The token: back to the last blank, wholly inside the model.
+    var length = 0
+    while length < text.count, !text[fromEnd: length].properties.isWhitespace {
+      length += 1
+      if length > Self.longestToken { return nil }
+    }
+    guard length > 0, length < text.count || text.isFieldStart else { return nil }
+    let token = Self.last(length, of: text)
+    guard let core = Self.core(of: token) else { return nil }
+    let leading = token.prefix { Self.opening.contains($0) }.count
+    let word = Array(token[leading..<(leading + core.count)])
+    // Digits or inner capitals, all capitals, or a capital where no
+    // sentence starts (a name): left alone.
+    guard word.allSatisfy({ $0.properties.isAlphabetic }),
+      !word.dropFirst().contains(where: { $0.properties.isUppercase })
+    else { return nil }
+    let capitalized = word[0].properties.isUppercase
+    if capitalized && !Self.startsSentence(text, before: length - leading) { return nil }
+    guard !learned.contains(String(String.UnicodeScalarView(word)).lowercased()) else { return nil }
+    let group = host.keymapGroup
+    if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
+      neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
+    }
+    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys) else { return nil }
+    if capitalized, let capital = corrected[0].properties.uppercaseMapping.unicodeScalars.first,
+      corrected[0].properties.uppercaseMapping.unicodeScalars.count == 1
+    {
+      corrected[0] = capital
+    }
+    return (length, Array(token[..<leading]) + corrected + token[(leading + word.count)...])
+  }
+
+  static let opening: Set<Unicode.Scalar> = ["(", "[", "{", "\"", "'", "“", "‘", "«", "„", "‚", "¿", "¡"]
+  static let closing: Set<Unicode.Scalar> = [
+    ".", ",", ";", ":", "!", "?", ")", "]", "}", "\"", "'", "”", "’", "»", "“", "‘", "…",
+  ]
+
+  /// The word of a token: without the quotes and brackets that open it and
+  /// the punctuation that closes it; nil when nothing else is left or what
+  /// is left is not letters alone (a URL, a path, an address, an option,
+  /// code, a number, a contraction).
+  static func core(of token: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+    let leading = token.prefix { opening.contains($0) }.count
+    var end = token.count
+    while end > leading && closing.contains(token[end - 1]) { end -= 1 }
+    let core = token[leading..<end]
+    guard !core.isEmpty, core.allSatisfy({ $0.properties.isAlphabetic }) else { return nil }
+    return Array(core)
+  }
+
+  /// Whether a sentence starts `offset` characters before the cursor: the
+  /// engine capitalized there, or walking back over blanks and opening
+  /// marks reaches the field's start, a new line or `.`, `?`, `!`.
+  static func startsSentence(_ text: TextModel, before offset: Int) -> Bool {
+    if text.isAutoCapitalized(fromEnd: offset - 1) { return true }
+    var index = offset
+    while index < text.count {
+      let character = text[fromEnd: index]
+      if character == "\n" { return true }
+      if !character.properties.isWhitespace && !opening.contains(character) {
+        return character == "." || character == "?" || character == "!"
+      }
+      index += 1
+    }
+    return text.isFieldStart
+  }
+
+  /// Whether the last of `open` and `close` in the text is `open` (where
+  /// they differ: English closes with the apostrophe's own ’).
+  static func isOpen(_ open: Unicode.Scalar, closedBy close: Unicode.Scalar, in text: TextModel) -> Bool {
+    guard close != "’" else { return true }
+    for offset in 0..<text.count {
+      let character = text[fromEnd: offset]
+      if character == open { return true }
+      if character == close { return false }
+    }
+    return false
+  }
+
+  /// The last `length` characters of the text, oldest first.
+  static func last(_ length: Int, of text: TextModel) -> [Unicode.Scalar] {
+    (0..<length).reversed().map { text[fromEnd: $0] }
+  }
+
+  // MARK: - Smart punctuation
+
+  /// What `character` becomes after `text`: how many characters before
+  /// the cursor it replaces with it, and the typographic character; nil
+  /// when it stays as typed.
+  static func punctuation(
+    _ character: Unicode.Scalar, after text: TextModel, quotes: QuoteStyle
+  ) -> (Int, Unicode.Scalar)? {
+    let previous = text.count > 0 ? text[fromEnd: 0] : nil
+    let opens = previous.map { $0.properties.isWhitespace || opening.contains($0) || $0 == "—" } ?? true
+    switch character {
+    case "\"": return (0, opens ? quotes.open : quotes.close)
+    case "'":
+      if opens { return (0, quotes.openSingle) }
+      // After a word: the closing mark of a single quote still open, else
+      // an apostrophe (’ in every language here).
+      if let previous, previous.properties.isAlphabetic || previous.properties.numericType != nil {
+        return (0, isOpen(quotes.openSingle, closedBy: quotes.closeSingle, in: text) ? quotes.closeSingle : "’")
+      }
+      return (0, quotes.closeSingle)
+    case "-":
+      guard previous == "-", text.count < 2 || text[fromEnd: 1] != "-" else { return nil }
+      return (1, "—")
+    case ".":
+      guard text.count >= 2, previous == ".", text[fromEnd: 1] == ".", text.count < 3 || text[fromEnd: 2] != "."
+      else { return nil }
+      return (2, "…")
+    default:
+      return nil
+    }
+  }
+}
+
+extension Engine {
+  /// The dictionaries autocorrect uses; nil: none loaded (yet), no correction.
+  public var spelling: Spelling? {
+    get { words.spelling }
+    set { words.spelling = newValue }
+  }
+
+  /// The words the user taught by undoing their correction, in lowercase:
+  /// never corrected (the session agent keeps them for the user).
+  public var learnedWords: Set<String> {
+    get { words.learned }
+    set { words.learned = newValue }
+  }
+
+  /// Where a word the user just taught goes.
+  public var onLearned: ((String) -> Void)? {
+    get { words.onLearned }
+    set { words.onLearned = newValue }
+  }
+}

@@ -1,0 +1,66 @@
+/// A set of words kept as 32-bit fingerprints of their 64-bit hashes, in
+/// one open-addressed table: 4 bytes a slot, about 5.6 bytes a word, and a
+/// lookup is one or two cache misses. Two words may share a fingerprint
+/// (about one lookup in a billion), so a hit is a candidate that the
+/// dictionary itself confirms (``SpellingLanguage``), never a verdict.
+/// Each word may carry a small value (a frequency class).
+struct WordIndex: Sendable {
+  private var slots: [UInt32]
+  private var values: [UInt8]
+  private(set) var count = 0
+
+  /// The words of `hashes`, each with its value in `values` (0 when
+  /// none is given); a word given twice keeps its smaller value. The table
+  /// is sized once, two thirds full at most.
+  init(hashes: [UInt64], values given: [UInt8] = []) {
+    let size = max(16, hashes.count + hashes.count / 2 + 1)
+    slots = [UInt32](repeating: 0, count: size)
+    values = [UInt8](repeating: 0, count: size)
+    for (index, hash) in hashes.enumerated() { insert(hash: hash, value: given.isEmpty ? 0 : given[index]) }
+  }
+
+  /// The 64-bit FNV-1a hash of the scalars.
+  static func hash(_ word: some Collection<Unicode.Scalar>) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for scalar in word {
+      hash = (hash ^ UInt64(scalar.value)) &* 0x100_0000_01b3
+    }
+    return hash
+  }
+
+  private func slot(of hash: UInt64) -> (index: Int, fingerprint: UInt32) {
+    let fingerprint = UInt32(truncatingIfNeeded: hash >> 32) | 1
+    let index = Int((UInt64(UInt32(truncatingIfNeeded: hash)) &* UInt64(slots.count)) >> 32)
+    return (index, fingerprint)
+  }
+
+  private mutating func insert(hash: UInt64, value: UInt8) {
+    var (index, fingerprint) = slot(of: hash)
+    while slots[index] != 0 {
+      if slots[index] == fingerprint {
+        values[index] = min(values[index], value)
+        return
+      }
+      index = index + 1 == slots.count ? 0 : index + 1
+    }
+    slots[index] = fingerprint
+    values[index] = value
+    count += 1
+  }
+
+  /// The value of the word of `hash`, nil when it is not in the set.
+  func value(hash: UInt64) -> UInt8? {
+    var (index, fingerprint) = slot(of: hash)
+    while true {
+      let found = slots[index]
+      if found == fingerprint { return values[index] }
+      if found == 0 { return nil }
+      index = index + 1 == slots.count ? 0 : index + 1
+    }
+  }
+
+  func contains(hash: UInt64) -> Bool { value(hash: hash) != nil }
+
+  /// The bytes the table holds.
+  var memoryBytes: Int { slots.count * 5 }
+}
