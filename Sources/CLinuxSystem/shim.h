@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>

@@ -1,4 +1,6 @@
+import CLinuxSystem
 import Glibc
+import SystemPackage
 
 /// Work run on a thread of its own (`pthread_create`), for a start-up step
 /// that mostly waits in the kernel while the main thread computes;
@@ -9,10 +11,16 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
   private var value: Value?
   private var thread = pthread_t()
   private var isRunning = false
+  /// Readable once the work is done (an eventfd), for an event loop to
+  /// watch; nil unless asked for.
+  public let done: FileDescriptor?
 
   /// Starts `body`; where no thread can be made, runs it here and now.
-  public init(_ body: @escaping () -> Value) {
+  /// `notifying`: ``done`` becomes readable when it ends.
+  public init(notifying: Bool = false, _ body: @escaping () -> Value) {
     self.body = body
+    let fd = notifying ? eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) : -1
+    done = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
     super.init()
     let context = Unmanaged.passRetained(self as BackgroundWorkItem).toOpaque()
     isRunning =
@@ -28,7 +36,15 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
     }
   }
 
-  public override func run() { value = body() }
+  deinit { done?.closeQuietly() }
+
+  public override func run() {
+    value = body()
+    if let done {
+      var one: UInt64 = 1
+      _ = write(done.rawValue, &one, MemoryLayout<UInt64>.size)
+    }
+  }
 
   /// Waits for the work to end and returns what it made.
   public func wait() -> Value {

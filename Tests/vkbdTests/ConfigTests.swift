@@ -28,9 +28,17 @@ import Testing
         layout: de
         variant: nodeadkeys
         options: ""
+      autocorrect: false
+      smart_punctuation: false
+      autocorrect_languages: [de_DE, en_US]
       """
     let configuration = try ConfigLoader.parse(text, file: "c.yaml")
+    #expect(
+      configuration.autocorrectLanguages == ["de_DE", "en_US"] && configuration.dictionaryNames == ["de_DE", "en_US"])
     var expected = EngineConfiguration()
+    expected.autocorrect = false
+    expected.smartPunctuation = false
+    expected.quotes = .german
     expected.autocapitalize = false
     expected.capitalizeAfterReset = true
     expected.doubleSpacePeriod = false
@@ -61,6 +69,9 @@ import Testing
     ("autocapitalize: true\nautocapitalize: false", 2, 1, "appears twice"),
     ("- a\n- b", 1, 1, "config must be a mapping"),
     ("a: [", 2, 1, "YAML"),
+    ("autocorrect: maybe", 1, 14, "autocorrect must be true or false"),
+    ("autocorrect_languages: [../x]", 1, 25, "'../x' is not a dictionary name"),
+    ("apps:\n  - app: x\n    smart_punctuation: 1", 3, 24, "apps.smart_punctuation must be true or false"),
   ])
   func aBadConfigNamesFileLineAndProblem(text: String, line: Int, column: Int, message: String) {
     do {
@@ -74,6 +85,31 @@ import Testing
       #expect(problem.column == column)
       #expect(problem.message.contains(message), "\(problem.message)")
     }
+  }
+
+  @Test func aDictionaryThatIsNotInstalledIsAWarningAtItsLine() throws {
+    let configuration = try ConfigLoader.parse("autocorrect_languages:\n  - en_US\n  - xx_NOPE\n", file: "c.yaml")
+    #expect(
+      configuration.warnings.map(\.description) == [
+        "c.yaml:3:5: autocorrect_languages: no dictionary xx_NOPE in /usr/share/hunspell (apt install hunspell-…): "
+          + "no autocorrect in it"
+      ])
+    #expect(configuration.dictionaryNames == ["en_US", "xx_NOPE"])
+    #expect(
+      Dictionaries.load(configuration.dictionaryNames).problems == [
+        "/usr/share/hunspell/xx_NOPE.aff: No such file or directory: no autocorrect in xx_NOPE"
+      ])
+  }
+
+  @Test func withoutNamesTheLocaleAndTheLayoutChooseTheDictionaries() {
+    #expect(Dictionaries.chosen(named: nil, layout: LayoutNames(layout: "us,ru"), locale: "") == ["en_US", "ru_RU"])
+    #expect(Dictionaries.chosen(named: [], layout: LayoutNames(layout: "de"), locale: "de_AT.UTF-8") == ["de_DE"])
+    #expect(Dictionaries.chosen(named: nil, layout: LayoutNames(layout: "fr(bepo)"), locale: "C.UTF-8") == ["fr_FR"])
+    #expect(Dictionaries.chosen(named: nil, layout: LayoutNames(layout: "jp"), locale: "") == [])
+    #expect(
+      Dictionaries.chosen(named: nil, layout: LayoutNames(layout: "gb,de"), locale: "en_US.UTF-8") == [
+        "en_US", "de_DE",
+      ])
   }
 
   @Test func everyProblemIsReportedNotJustTheFirst() {

@@ -51,6 +51,11 @@ final class AgentServer {
   var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
   /// The agent whose user's match files are in use.
   private var snippetsFrom: UInt64?
+  /// Takes the words the user of an agent that counts taught autocorrect;
+  /// nil when that agent goes or no longer counts.
+  var onLearnedWords: ([String]?) -> Void = { _ in }
+  /// The agent whose user's learned words are in use.
+  private var wordsFrom: UInt64?
   /// The requests asked and not answered, and the agent asked.
   private var asked: [UInt32: UInt64] = [:]
   /// Hears that the dialog of a request has the keyboard.
@@ -80,6 +85,7 @@ final class AgentServer {
     var incoming: [String: String] = [:]
     var incomingBytes = 0
     var snippetFiles: (files: [String: String], directory: String)?
+    var learnedWords: [String]?
   }
 
   /// What `vkbd status` says of an agent.
@@ -116,7 +122,7 @@ final class AgentServer {
       tell(agent, SessionStanding(active: !connection.active))
       if connection.active && agent == reporting { stopReporting() }
       if connection.active && agent == pickerShownBy { losePicker() }
-      if connection.active { dropSnippets(of: agent) } else { useSnippets(of: agent) }
+      if connection.active { dropUserData(of: agent) } else { useUserData(of: agent) }
     }
   }
 
@@ -231,6 +237,10 @@ final class AgentServer {
       connections[agent] = connection
       if connection.active { useSnippets(of: agent) }
     }
+    reader.on(LearnedWords.self) { [unowned self] learned, agent in
+      connections[agent]?.learnedWords = learned.words
+      if connections[agent]?.active == true { useWords(of: agent) }
+    }
     return reader
   }
 
@@ -280,6 +290,35 @@ final class AgentServer {
     onLayout(nil)
     onFocus(nil)
     onField(nil)
+  }
+
+  /// Uses what `agent`'s user keeps: their match files and learned words.
+  private func useUserData(of agent: UInt64) {
+    useSnippets(of: agent)
+    useWords(of: agent)
+  }
+
+  /// What `agent`'s user keeps is no longer in use.
+  private func dropUserData(of agent: UInt64) {
+    dropSnippets(of: agent)
+    if wordsFrom == agent {
+      wordsFrom = nil
+      onLearnedWords(nil)
+    }
+  }
+
+  private func useWords(of agent: UInt64) {
+    guard let words = connections[agent]?.learnedWords else { return }
+    wordsFrom = agent
+    onLearnedWords(words)
+  }
+
+  /// Gives a word the user just taught to the agent that keeps their
+  /// words; false when none does (it is then kept until the daemon stops).
+  @discardableResult
+  func teach(_ word: String) -> Bool {
+    guard let agent = wordsFrom ?? reporting else { return false }
+    return send(WordLearned(word: word).encoded(), to: agent)
   }
 
   /// Uses the match files of `agent`'s user.
@@ -376,7 +415,7 @@ final class AgentServer {
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
     if agent == reporting { stopReporting() }
     if agent == pickerShownBy { losePicker() }
-    dropSnippets(of: agent)
+    dropUserData(of: agent)
     for (id, asker) in asked where asker == agent {
       asked[id] = nil
       onValue(VariableAnswer(id: id, result: .failure(AgentProtocolError("the session agent went away"))))

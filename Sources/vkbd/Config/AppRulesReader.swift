@@ -6,7 +6,7 @@ import KeyboardEngine
 extension ConfigLoader {
   static let appRuleKeys = [
     "app", "title", "role", "enabled", "autocapitalize", "double_space_period", "snippets", "backspace",
-    "paste_shortcut",
+    "paste_shortcut", "autocorrect", "smart_punctuation",
   ]
   static let appRuleBackspaceKeys = ["accelerate"]
 
@@ -49,6 +49,8 @@ extension ConfigLoader {
         case "autocapitalize": rule.settings.autocapitalize = reader.bool(value, key: name)
         case "double_space_period": rule.settings.doubleSpacePeriod = reader.bool(value, key: name)
         case "snippets": rule.settings.snippets = reader.bool(value, key: name)
+        case "autocorrect": rule.settings.autocorrect = reader.bool(value, key: name)
+        case "smart_punctuation": rule.settings.smartPunctuation = reader.bool(value, key: name)
         case "paste_shortcut": rule.settings.pasteShortcut = reader.choice(value, key: name)
         case "backspace":
           guard

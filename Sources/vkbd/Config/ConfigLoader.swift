@@ -14,7 +14,7 @@ enum ConfigLoader {
     "double_space_timeout_ms",
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
     "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
-    "clipboard_threshold", "picker",
+    "clipboard_threshold", "picker", "autocorrect", "smart_punctuation", "autocorrect_languages",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
@@ -91,6 +91,7 @@ enum ConfigLoader {
     snippets.finish()
     configuration.snippets = snippets.snippets
     configuration.snippetFiles = snippets.files
+    configuration.engine.quotes = QuoteStyle(language: configuration.dictionaryNames.first ?? "")
     configuration.warnings = Self.sorted(reader.warnings) + Self.sorted(snippets.warnings)
     // The config file is strict; a match file's errors leave out that match
     // (or that file) and the rest loads, as in espanso.
@@ -130,6 +131,12 @@ enum ConfigLoader {
         engine.capitalizeFieldStart = reader.bool(value, key: key) ?? engine.capitalizeFieldStart
       case "double_space_period":
         engine.doubleSpacePeriod = reader.bool(value, key: key) ?? engine.doubleSpacePeriod
+      case "autocorrect":
+        engine.autocorrect = reader.bool(value, key: key) ?? engine.autocorrect
+      case "smart_punctuation":
+        engine.smartPunctuation = reader.bool(value, key: key) ?? engine.smartPunctuation
+      case "autocorrect_languages":
+        configuration.autocorrectLanguages = readLanguages(value, reader: &reader)
       case "double_space_timeout_ms":
         engine.doubleSpaceTimeoutMilliseconds =
           reader.integer(value, key: key, in: milliseconds) ?? engine.doubleSpaceTimeoutMilliseconds
@@ -248,6 +255,26 @@ enum ConfigLoader {
         preconditionFailure("key \(key) is allowed but not read")
       }
     }
+  }
+
+  /// `autocorrect_languages:`, dictionary names; one that is not
+  /// installed is a warning (no autocorrect in it), not an error.
+  private static func readLanguages(_ node: YAMLNode, reader: inout YAMLReader) -> [String] {
+    var names: [String] = []
+    for item in reader.list(node, key: "autocorrect_languages") ?? [] {
+      guard let name = reader.string(item, key: "autocorrect_languages") else { continue }
+      guard Dictionaries.isName(name) else {
+        reader.report("autocorrect_languages: '\(name)' is not a dictionary name (like en_US or de_DE)", at: item)
+        continue
+      }
+      if !Dictionaries.isInstalled(name) {
+        reader.warn(
+          "autocorrect_languages: no dictionary \(name) in \(Dictionaries.directory) (apt install hunspell-…): "
+            + "no autocorrect in it", at: item, kind: .missingFile)
+      }
+      names.append(name)
+    }
+    return names
   }
 
   private static func readDevices(_ node: YAMLNode, reader: inout YAMLReader) -> DeviceFilter {

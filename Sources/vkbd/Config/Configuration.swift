@@ -20,6 +20,9 @@ struct Configuration {
   var snippets: [Snippet] = []
   /// The match files read.
   var snippetFiles: [String] = []
+  /// The spelling dictionaries autocorrect uses, by name (`en_US`); nil:
+  /// (or empty) chosen from the locale and the layout (``Dictionaries``).
+  var autocorrectLanguages: [String]?
   /// Which keyboards to grab.
   var devices = DeviceFilter()
   /// The control socket's path.
@@ -52,6 +55,13 @@ struct Configuration {
     autocapitalize_field_start: true
     double_space_period: true
     double_space_timeout_ms: 1100
+    # Autocorrect and smart punctuation, where the session agent tells the
+    # application (never in terminals, code editors, URL or password fields).
+    autocorrect: true
+    smart_punctuation: true
+    # Debian's hunspell dictionaries (/usr/share/hunspell) autocorrect uses:
+    # the locale's and the layout's when empty, or named: [en_US, de_DE].
+    autocorrect_languages: []
     backspace:
       accelerate: true
       repeat_delay_ms: 400
@@ -155,6 +165,12 @@ struct Configuration {
         names.locale = SystemLocale.name()
         return names
       }()
+  }
+
+  /// The spelling dictionaries to load: the named ones, else the
+  /// locale's and the layout's that are installed.
+  var dictionaryNames: [String] {
+    Dictionaries.chosen(named: autocorrectLanguages, layout: resolvedLayout, locale: SystemLocale.name())
   }
 
   /// The layout to run on: the configured one as checked, else the

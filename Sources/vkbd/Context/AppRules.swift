@@ -9,6 +9,8 @@ struct AppSettings: Equatable, Sendable {
   var doubleSpacePeriod: Bool?
   var snippets: Bool?
   var backspaceAccelerates: Bool?
+  var autocorrect: Bool?
+  var smartPunctuation: Bool?
   var pasteShortcut: ExpansionConfiguration.PasteShortcut?
   /// The user's match files whose snippets do not fire here (an espanso
   /// app config's match set).
@@ -22,6 +24,8 @@ struct AppSettings: Equatable, Sendable {
     result.doubleSpacePeriod = doubleSpacePeriod ?? result.doubleSpacePeriod
     result.expandsSnippets = snippets ?? result.expandsSnippets
     result.backspace.accelerate = backspaceAccelerates ?? result.backspace.accelerate
+    result.autocorrect = autocorrect ?? result.autocorrect
+    result.smartPunctuation = smartPunctuation ?? result.smartPunctuation
     result.expansion.pasteShortcut = pasteShortcut ?? result.expansion.pasteShortcut
     result.snippetFilesOff = snippetFilesOff ?? result.snippetFilesOff
     return result
@@ -35,6 +39,8 @@ struct AppSettings: Equatable, Sendable {
     if let doubleSpacePeriod { parts.append("double_space_period: \(doubleSpacePeriod)") }
     if let snippets { parts.append("snippets: \(snippets)") }
     if let backspaceAccelerates { parts.append("backspace.accelerate: \(backspaceAccelerates)") }
+    if let autocorrect { parts.append("autocorrect: \(autocorrect)") }
+    if let smartPunctuation { parts.append("smart_punctuation: \(smartPunctuation)") }
     if let pasteShortcut { parts.append("paste_shortcut: \(pasteShortcut.rawValue)") }
     if let snippetFilesOff { parts.append("\(snippetFilesOff.count) of the user's match files left out") }
     return parts.isEmpty ? "the global settings" : parts.joined(separator: ", ")
@@ -194,7 +200,13 @@ struct FocusContext {
   /// it (also after a reload, on the new rules and engine).
   mutating func apply(rules: AppRules, global: EngineConfiguration, to engine: Engine) {
     rule = matched.flatMap(rules.first(matching:))
-    let wanted = rule?.rule.settings.applied(to: global) ?? global
+    var wanted = rule?.rule.settings.applied(to: global) ?? global
+    // Without an agent's report vkbd cannot tell a terminal from a text
+    // field: no word is corrected, no quote curled (DESIGN 9, rule 1).
+    if matched == nil {
+      wanted.autocorrect = false
+      wanted.smartPunctuation = false
+    }
     if engine.configuration != wanted { engine.configuration = wanted }
   }
 }

@@ -2,8 +2,8 @@ import AgentProtocol
 
 /// The rules tried after the config's `apps:` (vkbd.yaml(5) lists them):
 /// secret fields are a pure pass-through; terminals, code editors and
-/// fields for addresses and numbers get no automatic capitals and no
-/// double-space period. A rule of the config that matches first wins.
+/// fields for addresses and numbers get no automatic capitals, no
+/// double-space period, no autocorrect and no smart punctuation. A rule of the config that matches first wins.
 ///
 /// The names are the Wayland app ids and X11 WM_CLASS fields these
 /// programs set, in their released versions (GTK 3 programs name their
@@ -11,10 +11,12 @@ import AgentProtocol
 /// application id; several changed names between versions, and both are
 /// here). They match without regard to case.
 enum BuiltInRules {
-  private static let noProseAids = AppSettings(autocapitalize: false, doubleSpacePeriod: false)
+  private static let noProseAids = AppSettings(
+    autocapitalize: false, doubleSpacePeriod: false, autocorrect: false, smartPunctuation: false)
   /// Terminals paste with Ctrl+Shift+V (Ctrl+V is a control character there).
   private static let terminalSettings = AppSettings(
-    autocapitalize: false, doubleSpacePeriod: false, pasteShortcut: .ctrlShiftV)
+    autocapitalize: false, doubleSpacePeriod: false, autocorrect: false, smartPunctuation: false,
+    pasteShortcut: .ctrlShiftV)
 
   static let rules: [AppRule] = [
     AppRule(roles: [.password, .pin], settings: AppSettings(enabled: false), origin: "built-in: secret fields"),

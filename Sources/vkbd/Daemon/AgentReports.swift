@@ -32,6 +32,7 @@ extension Daemon {
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
     agents.onSnippets = { [unowned self] sent in userSnippetsChanged(sent) }
+    agents.onLearnedWords = { [unowned self] words in learnedWordsChanged(words) }
     agents.onValue = { [unowned self] answer in
       engine.sessionAnswered(
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)

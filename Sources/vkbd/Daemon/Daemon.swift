@@ -50,6 +50,8 @@ final class Daemon {
   /// The layout the config names, or the system's: the engine's when no
   /// agent reports the desktop's.
   var configuredLayout: Layout
+  /// The spelling dictionaries and the user's learned words.
+  var spellingState = SpellingState()
   var statistics = Statistics()
   var sleepWatch = SleepWatch()
   let startTime = monotonicMicroseconds()
@@ -98,8 +100,11 @@ final class Daemon {
     try loop.watch(signals.fd) { [unowned self] _ in signalsCame() }
     try loop.watch(keyboard.fd) { [unowned self] _ in ledsChanged() }
     desktop.defaultLocale = configuredLayout.names.locale
+    context.apply(rules: appRules, global: configuration.engine, to: engine)  // no agent has reported yet
     try startAgents()
     askSession(from: engine)
+    shareSpelling(with: engine)
+    loadDictionaries()
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
@@ -343,6 +348,7 @@ final class Daemon {
       for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     }
     if usersChanged { seatChanged() }
+    loadDictionaries()
     configLoaded = time(nil)
     _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
     logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])
@@ -367,6 +373,7 @@ final class Daemon {
     flush(sourceTime: nil)
     engine = newEngine
     askSession(from: engine)
+    shareSpelling(with: engine)
     configuredLayout = newEngine.layout
     desktop.defaultLocale = configuredLayout.names.locale
     context.apply(rules: appRules, global: configuration.engine, to: engine)

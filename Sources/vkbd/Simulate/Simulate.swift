@@ -64,6 +64,10 @@ extension VKBD {
           autocapitalize_field_start: true  capitalize the first letter of an empty field
           double_space_period: true        two spaces after a word type ". "
           double_space_timeout_ms: 1100    the second space's window, key-down to key-down
+          autocorrect: true                correct a misspelled word as it ends, where a
+                                           focus step says what has the focus
+          smart_punctuation: true          typographic quotes, dashes and ellipses, likewise
+          autocorrect_languages: []        hunspell dictionaries: the locale's and layout's
           backspace:
             accelerate: true               vkbd repeats Backspace, speeding up to words
             repeat_delay_ms: 400           first repeat after the press
@@ -153,11 +157,24 @@ extension VKBD {
         printError(error.description)
         throw SysExit.dataError
       }
+      // The dictionaries, as the daemon loads them: only where autocorrect
+      // can be on (it is off until a focus step says what has the focus).
+      let names = configuration.dictionaryNames
+      configuration.engine.quotes = QuoteStyle(language: names.first ?? "")
+      var spelling: Spelling?
+      if configuration.engine.autocorrect
+        || configuration.apps.rules.contains(where: { $0.settings.autocorrect == true }),
+        (try? Script.parse(source))?.contains(where: { if case .focus = $0.step { true } else { false } }) == true
+      {
+        let loaded = Dictionaries.load(names)
+        for problem in loaded.problems { printError("warning: \(problem)") }
+        spelling = loaded.0
+      }
       let result: SimulationResult
       do {
         result = try SimulationResult(
           script: source, layout: layout, configuration: configuration.engine,
-          snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps)
+          snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps, spelling: spelling)
       } catch {
         printError(error.description)
         throw SysExit.dataError
@@ -181,9 +198,10 @@ struct SimulationResult {
   /// Runs `script` on a fresh engine; throws the first bad line.
   init(
     script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([]),
-    rules: AppRules = AppRules(user: []), showsPicker: Bool = true
+    rules: AppRules = AppRules(user: []), spelling: Spelling? = nil, showsPicker: Bool = true
   ) throws(ScriptError) {
     let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
+    engine.spelling = spelling
     engine.onNotice = { printError($0.description) }
     var simulator = Simulator(engine: engine, rules: rules, showsPicker: showsPicker)
     try simulator.run(Script.parse(script))

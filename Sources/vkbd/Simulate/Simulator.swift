@@ -67,6 +67,8 @@ struct Simulator {
     self.engine = engine
     self.rules = rules
     global = engine.configuration
+    // As in the daemon: no agent has reported yet (DESIGN 9, rule 1).
+    context.apply(rules: rules, global: global, to: engine)
     field = TextField(layout: engine.layout)
     options = engine.layout.names.options
     desktop.defaultLocale = engine.layout.names.locale

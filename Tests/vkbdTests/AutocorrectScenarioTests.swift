@@ -1,0 +1,195 @@
+import KeyboardEngine
+import Testing
+
+@testable import vkbd
+
+/// Autocorrect and smart punctuation (DESIGN 9) in typing scripts, with
+/// Debian's real hunspell dictionaries, exactly as the daemon uses them.
+@Suite struct AutocorrectScenarioTests {
+  static let english = Dictionaries.load(["en_US"]).0!
+  static let german = Dictionaries.load(["de_DE"]).0!
+  static let englishAndRussian = Dictionaries.load(["en_US", "ru_RU"]).0!
+
+  /// The text a field shows after `typed`, typed into a text field of an
+  /// application an agent reports.
+  static func typed(
+    _ typed: String, spelling: Spelling = english, layout: String = "us", config: String = "",
+    focus: String = "focus org.gnome.TextEditor text", steps: String = ""
+  ) throws -> String {
+    let script = "\(focus)\nfield \"\"\n\(steps)type \(jsonString(typed))\n"
+    return try Simulation.run(script, layout: layout, config: config, spelling: spelling).text
+  }
+
+  static func jsonString(_ text: String) -> String {
+    "\""
+      + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+      .replacingOccurrences(of: "\n", with: "\\n") + "\""
+  }
+
+  @Test(arguments: [
+    // A word no dictionary knows, one slip from one that stands out.
+    ("i saw hte wrold ", "I saw the world "),
+    ("we recieve it\n", "We receive it\n"),
+    // Case follows what was typed; the sentence's first word may be capitalized.
+    ("so. Hte end ", "So. The end "),
+    // Punctuation around the word stays where it was.
+    ("he said (wrold), ok ", "He said (world), ok "),
+    ("is it wrold? yes ", "Is it world? Yes "),
+  ])
+  func correctsAtTheEndOfAWord(typed: String, expected: String) throws {
+    #expect(try Self.typed(typed) == expected)
+  }
+
+  @Test(arguments: [
+    // Known words, digits, inner capitals, capitals, names in mid-sentence.
+    "the quick brown fox ", "abc123 hte2 ", "iPhone macOS ", "NASA HTE ", "ask Wrold now ",
+    // Anything shaped like a URL, path, address, option or code.
+    "see https://exmaple.com/wrold now ", "open /usr/shrae/wrold ", "mail wrold@exmaple.com ",
+    "run ls --wrold ", "call wrold.hte() ", "x = wrold_hte ", "it's dont ",
+    // A word of one letter, or longer than 32.
+    "q " + String(repeating: "wrold", count: 7) + " ",
+  ])
+  func leavesAlone(typed: String) throws {
+    let result = try Self.typed(typed, config: "smart_punctuation: false\n")
+    // Only the sentence's first letter may change (auto-capitalization).
+    #expect(result.dropFirst() == typed.dropFirst(), "\(result)")
+  }
+
+  @Test func theFirstWordAfterTheTextBecameUnknownIsLeftAlone() throws {
+    // After a click the word may be the end of a longer one.
+    let script = "focus org.gnome.TextEditor text\ntype \"it was \"\nclick\ntype \"wrold hte \"\n"
+    #expect(try Simulation.run(script, config: "", spelling: Self.english).text == "it was wrold the ")
+  }
+
+  @Test func backspaceRightAfterGivesBackWhatWasTypedAndTeachesTheWord() throws {
+    let script = """
+      focus org.gnome.TextEditor text
+      field ""
+      type "i saw wrold "
+      tap backspace
+      type "and wrold again, then hte "
+      tap backspace
+      type "x"
+      """
+    let result = try Simulation.run(script, config: "", spelling: Self.english)
+    // The undo gives back the word and the Space; the second Backspace
+    // deletes a character of the undone text, as any Backspace does.
+    #expect(result.text == "I saw wrold and wrold again, then hte x")
+  }
+
+  /// The engine alone, with the dictionaries and `learned`: what `keys`
+  /// type into an empty field, and the words taught on the way.
+  static func engineTyping(_ keys: [UInt16], learned: Set<String>) -> (text: String, taught: [String]) {
+    let engine = Engine(layout: Simulation.layout("us"), configuration: EngineConfiguration())
+    engine.spelling = english
+    engine.learnedWords = learned
+    var taught: [String] = []
+    engine.onLearned = { taught.append($0) }
+    var output = KeyOutput()
+    var time = Instant.milliseconds(1000)
+    engine.fieldReported(before: [], isFieldStart: true)
+    for code in keys {
+      time = time.adding(milliseconds: 60)
+      engine.handle(KeyEvent(code: code, value: .down, time: time), into: &output)
+      engine.handle(KeyEvent(code: code, value: .up, time: time.adding(milliseconds: 30)), into: &output)
+      // A correction's keys go out in bursts on the engine's timer.
+      while let deadline = engine.nextDeadline, deadline.microseconds < time.adding(milliseconds: 60).microseconds {
+        engine.advance(to: deadline, into: &output)
+      }
+    }
+    return (engine.text.text, taught)
+  }
+
+  static let wroldSpace: [UInt16] = [17, 19, 24, 38, 32, 57]  // w r o l d Space
+
+  @Test func aTaughtWordGoesToTheDaemonAndIsNotCorrectedAgain() {
+    let taught = Self.engineTyping(Self.wroldSpace + [14] + Self.wroldSpace, learned: [])
+    #expect(taught.text == "Wrold wrold " && taught.taught == ["wrold"])
+    // A word the user's agent sent is never corrected; without it, it is.
+    #expect(Self.engineTyping(Self.wroldSpace, learned: ["wrold"]).text == "Wrold ")
+    #expect(Self.engineTyping(Self.wroldSpace, learned: []).text == "World ")
+  }
+
+  @Test(arguments: [
+    // Terminals, code editors, and the fields that are not prose.
+    "focus foot", "focus org.gnome.TextEditor terminal", "focus code", "focus firefox url",
+    "focus firefox email", "focus firefox number", "focus firefox password", "focus firefox pin",
+  ])
+  func isOffWhereTheRulesSay(focus: String) throws {
+    let typed = "hte \"wrold\" -- ok... "
+    let result = try Self.typed(typed, focus: focus)
+    #expect(result.lowercased() == typed, "\(result)")
+  }
+
+  @Test func isOffWithoutAnAgent() throws {
+    let script = "field \"\"\ntype \"hte \\\"wrold\\\" -- \"\n"
+    #expect(try Simulation.run(script, config: "", spelling: Self.english).text == "Hte \"wrold\" -- ")
+  }
+
+  @Test func appRulesTurnEachOff() throws {
+    let config = """
+      apps:
+        - app: "^notes$"
+          autocorrect: false
+        - app: "^chat$"
+          smart_punctuation: false
+      smart_punctuation: true
+      """
+    #expect(try Self.typed("hte \"x\" ", config: config, focus: "focus notes") == "Hte “x” ")
+    #expect(try Self.typed("hte \"x\" ", config: config, focus: "focus chat") == "The \"x\" ")
+    #expect(try Self.typed("hte \"x\" ", config: "autocorrect: false\nsmart_punctuation: false\n") == "Hte \"x\" ")
+  }
+
+  @Test(arguments: [
+    ("en_US", "she said \"so\" and 'it's fine' -- ok... ", "She said “so” and ‘it’s fine’ — ok… "),
+    ("de_DE", "er sagte \"so\" und 'ja' -- gut... ", "Er sagte „so“ und ‚ja‘ — gut… "),
+    ("fr", "il dit \"oui\" -- bien... ", "Il dit «oui» — bien… "),
+  ])
+  func smartPunctuationFollowsTheLanguage(language: String, typed: String, expected: String) throws {
+    let spelling = Dictionaries.load([language]).0!
+    let layout = language == "en_US" ? "us" : String(language.prefix(2))
+    let result = try Self.typed(typed, spelling: spelling, layout: layout, config: "autocorrect: false\n")
+    #expect(result == expected)
+  }
+
+  @Test func backspaceUndoesSmartPunctuation() throws {
+    let script = """
+      focus org.gnome.TextEditor text
+      field ""
+      type "a \\""
+      tap backspace
+      type "b --"
+      tap backspace
+      type " c..."
+      tap backspace
+      """
+    #expect(try Simulation.run(script, config: "", spelling: Self.english).text == "A \"b -- c...")
+  }
+
+  @Test func aDoubleSpaceAfterACorrectionStillTypesAPeriod() throws {
+    #expect(try Self.typed("i saw hte  ") == "I saw the. ")
+  }
+
+  @Test func cyrillicIsCheckedOnlyWithTheRussianDictionary() throws {
+    // us,ru with both dictionaries: a Russian typo is corrected with the
+    // Russian one, an English one with the English one, and neither
+    // dictionary judges the other's words.
+    let steps = "desktop-layout us,ru 1\n"
+    let result = try Self.typed(
+      "привет мир пирвет ", spelling: Self.englishAndRussian, layout: "us,ru", steps: steps)
+    #expect(result == "Привет мир привет ")
+    #expect(try Self.typed("hte wrold ", spelling: Self.englishAndRussian) == "The world ")
+  }
+
+  @Test func aWordTooLongForTheModelIsBounded() throws {
+    // A 20,000-letter word: no correction is looked for, nothing is lost.
+    let long = String(repeating: "a", count: 20_000)
+    let result = try Self.typed(long + " hte ")
+    #expect(result == "A" + long.dropFirst() + " the ")
+  }
+
+  @Test func germanCorrectsLowercaseWordsAndLeavesNounsInMidSentence() throws {
+    let result = try Self.typed("ich habe keien Zeti ", spelling: Self.german, layout: "de")
+    #expect(result == "Ich habe keine Zeti ")
+  }
+}
