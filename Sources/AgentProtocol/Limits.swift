@@ -31,6 +31,10 @@ public enum AgentProtocol {
   /// cursor a report carries: the agent keeps the last ones
   /// (``lastCharacters(_:)``).
   public static let maximumFieldText = 256
+  /// The most words a user may teach autocorrect, and their longest
+  /// (autocorrect reads no longer word): the list fits one message.
+  public static let maximumLearnedWords = 4000
+  public static let maximumLearnedWordLength = 32
   /// The most groups a layout report names (XKB's limit).
   public static let maximumGroups = 4
 
@@ -40,6 +44,13 @@ public enum AgentProtocol {
     let scalars = text.unicodeScalars
     guard scalars.count > maximumFieldText else { return (String(text), true) }
     return (String(String.UnicodeScalarView(scalars.suffix(maximumFieldText))), false)
+  }
+
+  /// A word autocorrect may learn: 1 to 32 letters, in lowercase.
+  public static func isLearnableWord(_ text: String) -> Bool {
+    let scalars = text.unicodeScalars
+    return !scalars.isEmpty && scalars.count <= AgentProtocol.maximumLearnedWordLength
+      && scalars.allSatisfy { $0.properties.isAlphabetic && !$0.properties.isUppercase }
   }
 
   /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.
@@ -96,6 +107,13 @@ enum Check {
     try length(text, field, limit: AgentProtocol.maximumName)
     guard text.utf8.allSatisfy(xkbBytes.contains) else {
       throw AgentProtocolError("field '\(field)' must be XKB names: letters, digits and _-+:(),.")
+    }
+  }
+
+  static func learnedWord(_ text: String, _ field: String) throws(AgentProtocolError) {
+    guard AgentProtocol.isLearnableWord(text) else {
+      throw AgentProtocolError(
+        "field '\(field)' must be words of 1 to \(AgentProtocol.maximumLearnedWordLength) lowercase letters")
     }
   }
 

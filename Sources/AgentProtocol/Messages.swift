@@ -208,3 +208,35 @@ public struct DialogShown: AgentProtocolMessage {
 
   public enum CodingKeys: String, CodingKey, CaseIterable { case id }
 }
+
+/// Every word the user taught autocorrect (DESIGN 9), from the agent,
+/// which keeps them in the user's data directory: sent on connecting and
+/// whenever that file changes. The daemon never corrects them.
+public struct LearnedWords: AgentProtocolMessage {
+  public static let type = "learned-words"
+  public var words: [String]
+
+  public init(words: [String]) { self.words = words }
+
+  public enum CodingKeys: String, CodingKey, CaseIterable { case words }
+
+  public func validate() throws(AgentProtocolError) {
+    guard words.count <= AgentProtocol.maximumLearnedWords else {
+      throw AgentProtocolError("field 'words' holds more than \(AgentProtocol.maximumLearnedWords) words")
+    }
+    for word in words { try Check.learnedWord(word, "words") }
+  }
+}
+
+/// A word the user just taught by undoing its correction, from the daemon:
+/// the agent adds it to the user's file.
+public struct WordLearned: AgentProtocolMessage {
+  public static let type = "word-learned"
+  public var word: String
+
+  public init(word: String) { self.word = word }
+
+  public enum CodingKeys: String, CodingKey, CaseIterable { case word }
+
+  public func validate() throws(AgentProtocolError) { try Check.learnedWord(word, "word") }
+}

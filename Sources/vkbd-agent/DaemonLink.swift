@@ -35,6 +35,10 @@ final class DaemonLink: Reconnecting {
   /// The user's own match files, sent whole when the daemon counts this
   /// agent and whenever they change.
   private var snippetFiles: (files: [SnippetFile], directory: String)?
+  /// The words the user taught autocorrect, sent likewise.
+  private var learnedWords: [String]?
+  /// Takes a word the daemon says the user just taught.
+  var onWordLearned: (String) -> Void = { _ in }
   /// The dialogs started for the daemon's requests that have not yet
   /// taken the keyboard, with the window that had the focus when each
   /// started: another window taking it is the dialog's.
@@ -62,6 +66,7 @@ final class DaemonLink: Reconnecting {
     reader.on(VariableRequest.self) { [unowned self] request, _ in work(request) }
     reader.on(PickerShow.self) { [unowned self] view, _ in self.picker?.show(view) }
     reader.on(PickerHide.self) { [unowned self] _, _ in self.picker?.hide() }
+    reader.on(WordLearned.self) { [unowned self] learned, _ in onWordLearned(learned.word) }
   }
 
   var pollFD: Int32? { connection?.fd.rawValue }
@@ -130,6 +135,15 @@ final class DaemonLink: Reconnecting {
     send(SnippetFilesEnd(directory: snippetFiles.directory, count: snippetFiles.files.count))
   }
 
+  /// Remembers the user's learned words and sends them when the daemon
+  /// counts this agent.
+  func report(learnedWords words: [String]) {
+    guard words != learnedWords else { return }
+    learnedWords = words
+    logger.info("the user's learned words", metadata: ["words": "\(words.count)"])
+    if isActive { send(LearnedWords(words: words)) }
+  }
+
   /// Remembers the layout and sends it when the daemon counts this agent.
   func report(_ report: LayoutReport) {
     guard report != layout else { return }
@@ -171,6 +185,7 @@ final class DaemonLink: Reconnecting {
     if let focus { send(focus) }
     if let field { send(field) }
     sendSnippetFiles()
+    if let learnedWords { send(LearnedWords(words: learnedWords)) }
   }
 
   /// Works out a request as this user, on the loop; a dialog's program

@@ -145,11 +145,16 @@ struct VKBDAgent: ParsableCommand {
     userSnippets.onFiles = { files, directory in daemon.report(snippetFiles: files, directory: directory) }
     let extra: [Pollable] = (fields.sources + [layoutSource].compactMap { $0 }).filter { $0 !== focusSource }
     for item in [focusSource] + extra + watches { agent.add(item) }
+    let learnedWords = LearnedWordsKeeper(loop: agent.loop, logger: logger)
+    learnedWords.onWords = { words in daemon.report(learnedWords: words) }
+    daemon.onWordLearned = { word in learnedWords.learn(word) }
     if !print {
       agent.add(daemon)
       agent.add(userSnippets)
+      agent.add(learnedWords)
       daemon.connect()
       userSnippets.start()
+      learnedWords.start()
     }
     try focusSource.start()
     try agent.run()
