@@ -31,11 +31,12 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 # Debian packages the build and the tests need, and those the daemon needs to run.
 BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev libpcre2-dev xkb-data libx11-data mandoc systemd \
 	libsystemd-dev libwayland-dev libxcb1-dev libxcb-xkb-dev libpango1.0-dev libcairo2-dev \
-	dbus xvfb x11-xkb-utils at-spi2-core python3-gi gir1.2-gtk-3.0 nodejs wl-clipboard
+	dbus xvfb x11-xkb-utils at-spi2-core python3-gi gir1.2-gtk-3.0 nodejs wl-clipboard \
+	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru scowl hunspell codespell
 # The session agent's helpers: the clipboard on Wayland and X11, dialogs.
 AGENT_PACKAGES := wl-clipboard xclip zenity
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-data libx11-data libsystemd0 libwayland-client0 \
-	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 $(AGENT_PACKAGES)
+	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us $(AGENT_PACKAGES)
 
 .PHONY: all release completions desktop desktop-test run check unit-tests install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 

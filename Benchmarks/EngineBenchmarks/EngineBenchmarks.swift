@@ -28,6 +28,26 @@ let benchmarks: @Sendable () -> Void = {
   Benchmark("prose, every aid on, 1000 regex snippets") { benchmark in
     Feeder.named("regex") { Feeder(snippets: regexSnippets(1000)) }.feed(benchmark.scaledIterations.count)
   }
+  // Autocorrect (DESIGN 9). The letters of the prose cost what they cost
+  // without it; each Space asks the dictionary about the word it ends.
+  Benchmark("prose, every aid on, autocorrect en_US") { benchmark in
+    Feeder.named("autocorrect") {
+      let feeder = Feeder()
+      feeder.engine.spelling = Typos.english
+      return feeder
+    }.feed(benchmark.scaledIterations.count)
+  }
+  // The decision at the end of a misspelled word: hunspell's check of the
+  // word, the search around it and the ranking. One iteration is one word.
+  Benchmark("autocorrect, one misspelled word, en_US", configuration: .init(scalingFactor: .one)) { benchmark in
+    Typos.decide(Typos.englishTypos, Typos.english, benchmark.scaledIterations.count)
+  }
+  Benchmark("autocorrect, one misspelled word, de_DE", configuration: .init(scalingFactor: .one)) { benchmark in
+    Typos.decide(Typos.germanTypos, Typos.german, benchmark.scaledIterations.count)
+  }
+  Benchmark("dictionary en_US loaded", configuration: .init(scalingFactor: .one, maxIterations: 5)) { benchmark in
+    for _ in benchmark.scaledIterations { blackHole(try! SpellingLanguage(name: "en_US")) }
+  }
   Benchmark("prose then a held Backspace") { benchmark in
     Feeder.named("backspace") { Feeder(holdingBackspace: true) }.feed(benchmark.scaledIterations.count)
   }
@@ -205,5 +225,49 @@ enum PickerCorpus {
   nonisolated(unsafe) static let search = SnippetSearch(snippets)
   static let queries: [String] = ["kalo ster", "mine rubering", "voti exal gen"].flatMap { phrase in
     (1...phrase.count).map { String(phrase.prefix($0)) }
+  }
+}
+
+/// Misspelled words for autocorrect's benchmarks: English ones nobody here
+/// wrote (codespell's list, from Debian's package), and German ones made
+/// from de_DE's own words (long compounds among them) by one slip each: two
+/// letters swapped, one left out, one doubled or one key beside.
+enum Typos {
+  nonisolated(unsafe) static let english = Spelling(languages: [try! SpellingLanguage(name: "en_US")])
+  nonisolated(unsafe) static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
+  static let us = KeyNeighbours(layout: Feeder.layout, group: 0)
+  nonisolated(unsafe) static let de = KeyNeighbours(layout: try! Layout(names: LayoutNames(layout: "de")), group: 0)
+
+  static let englishTypos: [[Unicode.Scalar]] = {
+    let path = "/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt"
+    let text = try! String(contentsOfFile: path, encoding: .utf8)
+    let typos = text.split(separator: "\n").compactMap { line -> [Unicode.Scalar]? in
+      let typo = line.prefix { $0 != "-" }
+      return typo.count >= 3 && typo.allSatisfy({ $0.isLowercase }) ? Array(typo.unicodeScalars) : nil
+    }
+    return stride(from: 0, to: typos.count, by: max(1, typos.count / 2000)).map { typos[$0] }
+  }()
+
+  static let germanTypos: [[Unicode.Scalar]] = {
+    let text = try! String(contentsOfFile: "/usr/share/hunspell/de_DE.dic", encoding: .utf8)
+    let words = text.split(separator: "\n").dropFirst().map { Array($0.prefix { $0 != "/" }.unicodeScalars) }
+      .filter { $0.count >= 4 && $0.allSatisfy { $0.properties.isAlphabetic } }
+    var generator = SeededGenerator(state: 29)
+    return stride(from: 0, to: words.count, by: max(1, words.count / 2000)).map { index in
+      var word = words[index]
+      let at = Int.random(in: 1..<(word.count - 1), using: &generator)
+      switch index % 4 {
+      case 0: word.swapAt(at, at + 1)
+      case 1: word.remove(at: at)
+      case 2: word.insert(word[at], at: at)
+      default: word[at] = word[at] == "e" ? "r" : "e"
+      }
+      return word
+    }
+  }()
+
+  static func decide(_ typos: [[Unicode.Scalar]], _ spelling: Spelling, _ count: Int) {
+    let neighbours = spelling === german ? de : us
+    for iteration in 0..<count { blackHole(spelling.decide(typos[iteration % typos.count], neighbours: neighbours)) }
   }
 }

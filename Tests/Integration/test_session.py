@@ -123,6 +123,18 @@ def desktop_with_editor():
                    ready=(FILE, EDITOR_FILE))
 
 
+def started_with_editor(config, source, stale):
+    """The daemon on `config` with `source` grabbed, and sway with foot and
+    the GTK editor; what an earlier test left at the paths of `stale` is gone."""
+    daemon, _ = started(config)
+    wait_grabbed(daemon, source.name)
+    desktop = desktop_with_editor()
+    for path in stale:
+        if os.path.exists(path):
+            os.remove(path)
+    return daemon, desktop
+
+
 def focused(report, app, rule_origin):
     focus = report["focus"]
     return focus.get("app") == app and focus.get("ruleOrigin") == rule_origin
@@ -188,6 +200,77 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             assert agent.process.wait(timeout=30) == 0, agent.lines
             assert "the Wayland compositor closed" in "\n".join(agent.lines), agent.lines
             print("  %.0f s with the desktop's start" % (time.time() - began))
+        except AssertionError:
+            if agent is not None:
+                print_logs(agent, daemon)
+            raise
+        finally:
+            desktop.close()
+            daemon.stop()
+
+
+def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
+    """Issue 29 as a user sees it: misspelled words typed into the GTK
+    editor arrive corrected, the same keys reach foot unchanged; Backspace
+    right after a correction gives back what was typed and the agent keeps
+    the word for the user, as the user; `vkbd words remove` makes it
+    corrected again. No typed word reaches a log."""
+    config = 'layout:\n  layout: us\nsession_users: ["%d"]\nautocorrect_languages: [en_US]\n' % USER
+    words = os.path.join(DESKTOP, ".local/share/vkbd/words")
+    with vmlib.SourceKeyboard() as source:
+        daemon, desktop = started_with_editor(config, source, [words])
+        agent = None
+        try:
+            loaded = [line for line in daemon.stderr_text().splitlines() if "autocorrect dictionaries loaded" in line]
+            assert loaded and "en_US" in loaded[0], daemon.stderr_text()[-2000:]
+            print("  " + loaded[0][loaded[0].index("autocorrect"):])
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
+
+            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
+            wait_focus("foot")
+            type_us(source, "i saw hte wrold\n")
+            deadline = time.time() + 60
+            while desktop.lines()[:1] != ["i saw hte wrold"]:
+                assert time.time() < deadline, "foot received %r" % desktop.lines()
+                time.sleep(0.2)
+
+            assert desktop.swaymsg('[app_id="vkbd-test-editor"] focus').returncode == 0
+            wait_focus("vkbd-test-editor")
+            time.sleep(0.5)
+            type_us(source, "i saw hte wrold ")
+            wait_text(EDITOR_FILE, "I saw the world ")
+            # Backspace right after: what was typed comes back, and the word is the user's.
+            source.tap(e.KEY_BACKSPACE)
+            wait_text(EDITOR_FILE, "I saw the wrold ")
+            deadline = time.time() + 30
+            while not (os.path.exists(words) and open(words, encoding="utf-8").read() == "wrold\n"):
+                assert time.time() < deadline, "the agent kept no word in %s" % words
+                time.sleep(0.2)
+            info = os.stat(words)
+            assert (info.st_uid, info.st_mode & 0o777) == (USER, 0o600), (info.st_uid, oct(info.st_mode))
+            type_us(source, "wrold ")
+            wait_text(EDITOR_FILE, "I saw the wrold wrold ")
+
+            env = desktop.client_env()
+            reads = sum("the user's learned words" in line for line in agent.lines)
+            listed = subprocess.run(as_user([os.environ["VKBD_BIN"], "words"], env), capture_output=True, text=True,
+                                    timeout=60)
+            assert (listed.returncode, listed.stdout) == (0, "wrold\n"), listed
+            removed = subprocess.run(as_user([os.environ["VKBD_BIN"], "words", "remove", "wrold"], env),
+                                     capture_output=True, text=True, timeout=60)
+            assert removed.returncode == 0, removed
+            # The agent sees the file change and tells the daemon: corrected again.
+            deadline = time.time() + 60
+            while sum("the user's learned words" in line for line in agent.lines) == reads:
+                assert time.time() < deadline, "the agent never read the words again"
+                time.sleep(0.2)
+            time.sleep(1)
+            type_us(source, "wrold ")
+            wait_text(EDITOR_FILE, "I saw the wrold wrold world ")
+            print("  foot received %r, the GTK editor %r" % (desktop.lines()[0], open(EDITOR_FILE).read()))
+            log = daemon.stderr_text() + "\n".join(agent.lines)
+            assert "wrold" not in log and "hte" not in log, "a typed word reached a log"
         except AssertionError:
             if agent is not None:
                 print_logs(agent, daemon)
@@ -423,11 +506,7 @@ def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
     answer = os.path.join(DESKTOP, "dialog.answer")
     bin_directory = os.path.join(DESKTOP, "bin")
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
-        desktop = desktop_with_editor()
-        if os.path.exists(answer):
-            os.remove(answer)
+        daemon, desktop = started_with_editor(config, source, [answer])
         os.makedirs(bin_directory, exist_ok=True)
         with open(os.path.join(bin_directory, "zenity"), "w") as stand_in:
             stand_in.write('#!/bin/sh\nexec /usr/bin/python3 %s %s "$@"\n' % (os.path.join(HERE, "dialog.py"), answer))

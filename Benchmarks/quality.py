@@ -1,0 +1,120 @@
+#!/usr/bin/python3
+"""Autocorrect's quality on text nobody here wrote (issue 29, README).
+
+1. Real misspellings: codespell's list (Debian's codespell package), the
+   entries with one correction that en_US's hunspell knows and a typo it
+   does not. Each typo is typed through `vkbd simulate` into a text field;
+   the share corrected exactly is set beside the share whose first
+   suggestion from hunspell(1) (`hunspell -a`) is the correction.
+2. Real prose: texts that ship with Debian, typed whole. The share of
+   words that arrive changed (each changed word is printed, for reading).
+
+Usage: quality.py VKBD [--sample N] [--minimum-exact P] [--maximum-changed P]
+The last two make it a check: it exits 1 below or above them.
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+
+CODESPELL = "/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt"
+# Real English prose of other authors, in every Debian system.
+PROSE = ["/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/Apache-2.0"]
+CONFIG = "autocapitalize: false\ndouble_space_period: false\nsmart_punctuation: false\nautocorrect_languages: [en_US]\n"
+
+
+def misspellings(sample):
+    pairs = []
+    for line in open(CODESPELL, encoding="utf-8"):
+        typo, _, fixes = line.strip().partition("->")
+        fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
+        if len(fixes) != 1 or not re.fullmatch(r"[a-z]{2,}", typo) or not re.fullmatch(r"[a-z]{2,}", fixes[0]):
+            continue
+        pairs.append((typo, fixes[0]))
+    # Keep the pairs hunspell judges as the list does: the typo wrong, the fix right.
+    unknown = set(hunspell(["-l"], "\n".join(t for t, _ in pairs)).split())
+    known_bad = set(hunspell(["-l"], "\n".join(f for _, f in pairs)).split())
+    pairs = [(t, f) for t, f in pairs if t in unknown and f not in known_bad]
+    step = max(1, len(pairs) // sample)
+    return pairs[::step][:sample], len(pairs)
+
+
+def hunspell(options, text):
+    run = subprocess.run(["hunspell", "-d", "en_US"] + options, input=text, capture_output=True, text=True,
+                         check=True)
+    return run.stdout
+
+
+def first_suggestions(typos):
+    out = hunspell(["-a"], "\n".join(typos))
+    firsts = []
+    for line in out.splitlines()[1:]:
+        if line.startswith("&"):
+            firsts.append(line.split(": ", 1)[1].split(", ")[0])
+        elif line.startswith("#"):
+            firsts.append(None)
+        elif line.startswith("*") or line.startswith("+") or line.startswith("-"):
+            firsts.append(None)
+    return firsts
+
+
+def simulate(vkbd, words):
+    """Types the words, each followed by a space, into a text field."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as config, \
+            tempfile.NamedTemporaryFile("w", suffix=".txt") as script:
+        config.write(CONFIG)
+        config.flush()
+        script.write("focus org.gnome.TextEditor text\n")
+        for word in words:
+            script.write("type " + '"' + word.replace("\\", "\\\\").replace('"', '\\"') + ' "\n')
+        script.flush()
+        run = subprocess.run([vkbd, "simulate", "--config", config.name, "--script", script.name],
+                             capture_output=True, text=True, check=True)
+        return run.stdout.split(" ")[:len(words)]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("vkbd")
+    parser.add_argument("--sample", type=int, default=2000)
+    parser.add_argument("--minimum-exact", type=float)
+    parser.add_argument("--maximum-changed", type=float)
+    parser.add_argument("--hunspell", action="store_true", help="also measure hunspell's first suggestion")
+    args = parser.parse_args()
+    failed = False
+
+    pairs, total = misspellings(args.sample)
+    typos = [t for t, _ in pairs]
+    typed = simulate(args.vkbd, typos)
+    exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
+    wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
+    print(f"misspellings: {len(pairs)} of {total} codespell pairs")
+    print(f"  vkbd corrected exactly {exact} ({100 * exact / len(pairs):.1f}%), "
+          f"to another word {wrong} ({100 * wrong / len(pairs):.1f}%), left {len(pairs) - exact - wrong}")
+    if args.hunspell:
+        firsts = first_suggestions(typos)
+        right = sum(1 for (t, f), s in zip(pairs, firsts) if s == f)
+        print(f"  hunspell's first suggestion right: {right} ({100 * right / len(pairs):.1f}%)")
+    if args.minimum_exact is not None and 100 * exact / len(pairs) < args.minimum_exact:
+        print(f"FAIL: fewer than {args.minimum_exact}% corrected exactly")
+        failed = True
+
+    words = []
+    for path in PROSE:
+        words += open(path, encoding="utf-8").read().split()
+    # The words as typed, whole: runs of spaces and line ends become one space.
+    typed = simulate(args.vkbd, words)
+    changed = [(a, b) for a, b in zip(words, typed) if a != b]
+    share = 100 * len(changed) / len(words)
+    print(f"prose: {len(words)} words of {', '.join(PROSE)}: {len(changed)} changed ({share:.3f}%)")
+    for a, b in changed[:40]:
+        print(f"  {a} -> {b}")
+    if args.maximum_changed is not None and share > args.maximum_changed:
+        print(f"FAIL: more than {args.maximum_changed}% of the prose changed")
+        failed = True
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
