@@ -38,7 +38,7 @@ AGENT_PACKAGES := wl-clipboard xclip zenity
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-data libx11-data libsystemd0 libwayland-client0 \
 	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us $(AGENT_PACKAGES)
 
-.PHONY: all release completions desktop desktop-test run check unit-tests install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions desktop desktop-test run check unit-tests quality install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -87,11 +87,19 @@ run: run-deps release
 	.build/release/vkbd run
 
 # Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
-check: build-deps unit-tests install-test package-test fuzz-quick desktop-test vm-tests
+check: build-deps unit-tests quality install-test package-test fuzz-quick desktop-test vm-tests
 
 unit-tests: build-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+
+# Autocorrect on text nobody here wrote (Benchmarks/quality.py): codespell's
+# misspellings, Debian's licenses and READMEs, real shell scripts; it fails
+# below these figures (README, Performance, has this build's).
+quality: build-deps
+	$(SWIFT) build --product vkbd
+	/usr/bin/python3 Benchmarks/quality.py .build/debug/vkbd --sample 2000 --minimum-exact 75 \
+		--maximum-changed 0.1 --maximum-technical 1
 
 # The real desktops, headless on this machine (Tests/Desktop): GNOME Shell
 # with the extension in the form the installed shell loads (the snippet

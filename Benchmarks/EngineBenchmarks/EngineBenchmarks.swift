@@ -29,7 +29,16 @@ let benchmarks: @Sendable () -> Void = {
     Feeder.named("regex") { Feeder(snippets: regexSnippets(1000)) }.feed(benchmark.scaledIterations.count)
   }
   // Autocorrect (DESIGN 9). The letters of the prose cost what they cost
-  // without it; each Space asks the dictionary about the word it ends.
+  // without it (the aids as they were before it, beside it in one run);
+  // each Space asks the dictionary about the word it ends.
+  Benchmark("prose, the aids before autocorrect") { benchmark in
+    Feeder.named("before") {
+      var configuration = EngineConfiguration()
+      configuration.autocorrect = false
+      configuration.smartPunctuation = false
+      return Feeder(configuration: configuration)
+    }.feed(benchmark.scaledIterations.count)
+  }
   Benchmark("prose, every aid on, autocorrect en_US") { benchmark in
     Feeder.named("autocorrect") {
       let feeder = Feeder()

@@ -221,9 +221,15 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
         daemon, desktop = started_with_editor(config, source, [words])
         agent = None
         try:
-            loaded = [line for line in daemon.stderr_text().splitlines() if "autocorrect dictionaries loaded" in line]
-            assert loaded and "en_US" in loaded[0], daemon.stderr_text()[-2000:]
-            print("  " + loaded[0][loaded[0].index("autocorrect"):])
+            # The dictionaries load on a thread of their own (the debug build
+            # under emulation takes a while); the keys never wait for them.
+            deadline = time.time() + 240
+            while not [line for line in daemon.stderr_text().splitlines() if "dictionaries loaded" in line]:
+                assert time.time() < deadline, "no dictionary loaded:\n" + daemon.stderr_text()[-2000:]
+                time.sleep(0.5)
+            loaded = [line for line in daemon.stderr_text().splitlines() if "dictionaries loaded" in line][0]
+            assert "languages=en_US" in loaded, loaded
+            print("  " + loaded[loaded.index(": ") + 2:])
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
             wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
 

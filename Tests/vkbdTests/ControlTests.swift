@@ -183,6 +183,15 @@ final class ServerUnderTest: @unchecked Sendable {
         """)
   }
 
+  @Test func statusSaysWhatAutocorrectUses() {
+    var status = StatusReport(
+      state: "running", config: "/etc/vkbd/config.yaml", configLoaded: "2026-11-23T01:00:00Z", layout: "de",
+      devicesGrabbed: 2, snippets: 3, uptimeSeconds: 3723, pid: 42, version: "0.1.0")
+    status.autocorrect = "de_DE (1 word forms, index 0.1 MiB); 2 words taught"
+    #expect(
+      Report.status(status).hasSuffix("snippets  3\nspelling  de_DE (1 word forms, index 0.1 MiB); 2 words taught\n"))
+  }
+
   @Test func statsShowsThePercentilesInMicroseconds() {
     let stats = StatsReport(
       eventsIn: 10, eventsOut: 12, samples: 12, p50: 20, p90: 30, p99: 40, p999: 41, max: 50, sinceSeconds: 65)

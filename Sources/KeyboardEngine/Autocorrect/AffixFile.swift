@@ -12,7 +12,8 @@ struct AffixFile {
 
   /// A character class of a condition: `.`, a letter, `[abc]` or `[^abc]`.
   struct ConditionClass {
-    var scalars: Set<Unicode.Scalar>
+    /// A few letters: a list is faster to search than a set.
+    var scalars: [Unicode.Scalar]
     var negated: Bool
     func matches(_ scalar: Unicode.Scalar) -> Bool { scalars.contains(scalar) != negated }
   }
@@ -20,6 +21,8 @@ struct AffixFile {
   struct Rule {
     var strip: [Unicode.Scalar]
     var add: [Unicode.Scalar]
+    /// Whether what it adds is letters alone (see ``WordForms``).
+    var isLetters: Bool
     /// The flags the affixed form carries on (twofold affixes).
     var continuation: [UInt32]
     var condition: [ConditionClass]
@@ -28,7 +31,34 @@ struct AffixFile {
   struct Affix {
     var isPrefix: Bool
     var crossProduct: Bool
-    var rules: [Rule] = []
+    var rules: [Rule] = [] {
+      didSet { file(rules.count - 1) }
+    }
+    /// The rules that may apply to a word by the letter at its end (a
+    /// suffix's) or start (a prefix's), and those that may whatever it is:
+    /// a word is tried on a few rules, not on hundreds (Russian's).
+    private(set) var byLetter: [Unicode.Scalar: [Int]] = [:]
+    private(set) var anyLetter: [Int] = []
+
+    private mutating func file(_ index: Int) {
+      let rule = rules[index]
+      let edge = isPrefix ? rule.condition.first : rule.condition.last
+      if let edge, !edge.negated {
+        for letter in edge.scalars { byLetter[letter, default: []].append(index) }
+      } else if let letter = isPrefix ? rule.strip.first : rule.strip.last {
+        byLetter[letter, default: []].append(index)
+      } else {
+        anyLetter.append(index)
+      }
+    }
+
+    /// Calls `body` with each rule that may apply to `word`.
+    func forEachCandidate(for word: [Unicode.Scalar], _ body: (Rule) -> Void) {
+      if let letter = isPrefix ? word.first : word.last, let filed = byLetter[letter] {
+        for index in filed { body(rules[index]) }
+      }
+      for index in anyLetter { body(rules[index]) }
+    }
   }
 
   var flagStyle = FlagStyle.single
@@ -119,7 +149,7 @@ struct AffixFile {
       switch scalar {
       case ".": condition.append(ConditionClass(scalars: [], negated: true))
       case "[":
-        var set = Set<Unicode.Scalar>()
+        var set: [Unicode.Scalar] = []
         var negated = false
         var closed = false
         while let inner = scalars.next() {
@@ -127,14 +157,16 @@ struct AffixFile {
             closed = true
             break
           }
-          if inner == "^" && set.isEmpty && !negated { negated = true } else { set.insert(inner) }
+          if inner == "^" && set.isEmpty && !negated { negated = true } else { set.append(inner) }
         }
         guard closed else { throw fail("condition \(fields[4]) has an unclosed [") }
         condition.append(ConditionClass(scalars: set, negated: negated))
       default: condition.append(ConditionClass(scalars: [scalar], negated: false))
       }
     }
-    return Rule(strip: strip, add: add, continuation: continuation, condition: condition)
+    return Rule(
+      strip: strip, add: add, isLetters: add.allSatisfy { $0.properties.isAlphabetic }, continuation: continuation,
+      condition: condition)
   }
 
   /// The flags written in `text` (an alias number when the file has `AF`).

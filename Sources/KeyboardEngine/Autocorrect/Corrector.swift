@@ -116,76 +116,90 @@ struct Corrector {
     let language: SpellingLanguage
     let neighbours: KeyNeighbours
     var found: [Candidate] = []
+    /// The candidate being looked up: written in place, never reallocated.
     var scratch: [Unicode.Scalar] = []
+    /// Where the keys of the typed letters and of the language's letters are.
+    let typedPlaces: [KeyNeighbours.Place?]
+    let letterPlaces: [KeyNeighbours.Place?]
+    let typedVowels: [Bool]
+    let letterVowels: [Bool]
 
     init(typed: [Unicode.Scalar], language: SpellingLanguage, neighbours: KeyNeighbours) {
       self.typed = typed
       self.language = language
       self.neighbours = neighbours
       scratch.reserveCapacity(typed.count + 8)
+      typedPlaces = typed.map(neighbours.place(of:))
+      letterPlaces = language.letters.map(neighbours.place(of:))
+      typedVowels = typed.map(Self.isVowel)
+      letterVowels = language.letters.map(Self.isVowel)
     }
 
     static func isVowel(_ scalar: Unicode.Scalar) -> Bool {
       "aeiouyäöüéèêàâîôûаеёиоуыэюя".unicodeScalars.contains(scalar)
     }
 
-    /// Looks up `scratch`: as written, else with a capital first letter.
+    /// `scratch` set to the typed word.
+    mutating func reset() {
+      scratch.removeAll(keepingCapacity: true)
+      scratch.append(contentsOf: typed)
+    }
+
+    /// Looks up `scratch`: as written, or with a capital first letter.
     mutating func consider(_ slip: Slip) {
-      if language.indexes(hash: WordIndex.hash(scratch)) {
-        found.append(Candidate(word: scratch, slip: slip))
-        return
+      switch language.form(hash: WordIndex.hash(scratch)) {
+      case 0?: found.append(Candidate(word: scratch, slip: slip))
+      case 1?:
+        guard let capital = language.capitals[scratch[0]] else { return }
+        var word = scratch
+        word[0] = capital
+        found.append(Candidate(word: word, slip: slip, capital: true))
+      default: return
       }
-      let first = scratch[0].properties.uppercaseMapping.unicodeScalars
-      guard first.count == 1, first.first != scratch[0] else { return }
-      let lower = scratch[0]
-      scratch[0] = first.first!
-      if language.indexes(hash: WordIndex.hash(scratch)) {
-        found.append(Candidate(word: scratch, slip: slip, capital: true))
-      }
-      scratch[0] = lower
     }
 
     mutating func run() {
       let word = typed
       let count = word.count
       // The word itself with a capital: a name or a German noun.
-      scratch = word
-      if !language.indexes(hash: WordIndex.hash(word)) { consider(.none) }
+      reset()
+      if language.form(hash: WordIndex.hash(word)) == 1 { consider(.none) }
       for index in 0..<count {
         // Swapped with the next letter.
         if index + 1 < count && word[index] != word[index + 1] {
-          scratch = word
+          reset()
           scratch.swapAt(index, index + 1)
           consider(.swapped)
         }
         // One letter too many.
-        scratch = word
-        scratch.remove(at: index)
-        if !scratch.isEmpty {
+        if count > 1 {
+          reset()
+          scratch.remove(at: index)
           let letter = word[index]
           let slip: Slip =
             (index > 0 && word[index - 1] == letter) || (index + 1 < count && word[index + 1] == letter)
             ? .doubled
-            : (index > 0 && neighbours.touch(word[index - 1], letter))
-              || (index + 1 < count && neighbours.touch(word[index + 1], letter))
+            : (index > 0 && KeyNeighbours.touch(typedPlaces[index - 1], typedPlaces[index]))
+              || (index + 1 < count && KeyNeighbours.touch(typedPlaces[index + 1], typedPlaces[index]))
               ? .extraNeighbour : .extra
           consider(slip)
         }
         // Another letter in its place.
-        for letter in language.letters where letter != word[index] {
-          scratch = word
+        reset()
+        for (letterIndex, letter) in language.letters.enumerated() where letter != word[index] {
           scratch[index] = letter
           let slip: Slip =
-            neighbours.touch(word[index], letter)
-            ? .neighbourKey : Self.isVowel(letter) && Self.isVowel(word[index]) ? .vowel : .otherKey
+            KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
+            ? .neighbourKey : letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
           consider(slip)
         }
       }
       // A letter missing.
       for index in 0...count {
+        reset()
+        scratch.insert(language.letters.first ?? "a", at: index)
         for letter in language.letters {
-          scratch = word
-          scratch.insert(letter, at: index)
+          scratch[index] = letter
           let doubled = (index > 0 && word[index - 1] == letter) || (index < count && word[index] == letter)
           consider(doubled ? .doubled : .missing)
         }
@@ -193,7 +207,10 @@ struct Corrector {
       // The dictionary's own misspellings.
       for (wrong, meant) in language.replacements where wrong.count <= count {
         for start in 0...(count - wrong.count) where word[start..<(start + wrong.count)].elementsEqual(wrong) {
-          scratch = Array(word[..<start]) + meant + word[(start + wrong.count)...]
+          scratch.removeAll(keepingCapacity: true)
+          scratch.append(contentsOf: word[..<start])
+          scratch.append(contentsOf: meant)
+          scratch.append(contentsOf: word[(start + wrong.count)...])
           if !scratch.isEmpty { consider(.listed) }
         }
       }
@@ -205,26 +222,35 @@ struct Corrector {
 /// rows (and the digits above) at their places on a staggered keyboard,
 /// with the letter each types in one group without modifiers.
 public struct KeyNeighbours: Sendable {
-  private var places: [Unicode.Scalar: (x: Double, y: Double)] = [:]
+  /// A key's place: its column (staggered) and row.
+  struct Place: Sendable {
+    var x: Double
+    var y: Double
+  }
+  private var places: [Unicode.Scalar: Place] = [:]
 
   /// The places of the letters of `layout` in `group`.
   public init(layout: Layout, group: Int) {
     let rows: [(first: UInt16, last: UInt16, x: Double, y: Double)] = [
       (2, 13, 0.5, 0), (16, 27, 0, 1), (30, 40, 0.25, 2), (44, 53, 0.75, 3),
     ]
-    var keyPlaces: [UInt16: (Double, Double)] = [:]
+    var keyPlaces: [UInt16: Place] = [:]
     for row in rows {
-      for code in row.first...row.last { keyPlaces[code] = (row.x + Double(code - row.first), row.y) }
+      for code in row.first...row.last { keyPlaces[code] = Place(x: row.x + Double(code - row.first), y: row.y) }
     }
-    keyPlaces[86] = (-0.25, 3)  // the ISO key left of Z
+    keyPlaces[86] = Place(x: -0.25, y: 3)  // the ISO key left of Z
     for (character, stroke) in layout.baseCharacters(in: group) {
       if let place = keyPlaces[stroke] { places[character] = place }
     }
   }
 
+  func place(of letter: Unicode.Scalar) -> Place? { places[letter] }
+
   /// Whether the keys of `a` and `b` are next to each other.
-  func touch(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {
-    guard let first = places[a], let second = places[b] else { return false }
+  func touch(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool { Self.touch(places[a], places[b]) }
+
+  static func touch(_ first: Place?, _ second: Place?) -> Bool {
+    guard let first, let second else { return false }
     let dx = first.x - second.x
     let dy = first.y - second.y
     return dx * dx + dy * dy <= 1.6

@@ -20,12 +20,17 @@ public final class SpellingLanguage: @unchecked Sendable {
   public let isTruncated: Bool
   /// The bytes of vkbd's own tables (libhunspell's are not counted here).
   public let indexBytes: Int
+  /// Each form with its first letter in lowercase: 0 for a word written
+  /// so, 1 for one the dictionary has only with a capital (a name, a German
+  /// noun). One lookup finds either.
   let forms: WordIndex
   /// SCOWL's size class of each word it lists (0 for its 10 list, the
   /// most common words, up to 7 for its 70 list); nil: no list.
   let frequencies: WordIndex?
-  /// The lowercase letters of the language, most frequent first.
+  /// The lowercase letters of the language, most frequent first, and the
+  /// capital of each that has one of its own.
   let letters: [Unicode.Scalar]
+  let capitals: [Unicode.Scalar: Unicode.Scalar]
   let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
   private let handle: OpaquePointer
   /// The UTF-8 of a word for libhunspell: written in place, never allocated.
@@ -54,17 +59,37 @@ public final class SpellingLanguage: @unchecked Sendable {
     let dictionaryPath = "\(directory)/\(name).dic"
     let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
     var hashes: [UInt64] = []
+    var unique = 0  // the distinct hashes before `unique`, sorted
     isTruncated = try WordForms.expand(Self.read(dictionaryPath), path: dictionaryPath, affixes: affixes) {
-      hashes.append(WordIndex.hash($0))
-      return hashes.count < Self.maximumForms
+      // A key: the hash, and in its lowest bit whether the word has a capital.
+      hashes.append($0)
+      // Many forms come twice or more (from two flags): only distinct ones count.
+      if hashes.count - unique >= Self.maximumForms {
+        hashes.sort()
+        var kept = 0
+        // Sorted, a word's lowercase key (bit 0 clear) comes first and stays.
+        for hash in hashes where kept == 0 || hashes[kept - 1] >> 1 != hash >> 1 {
+          hashes[kept] = hash
+          kept += 1
+        }
+        hashes.removeLast(hashes.count - kept)
+        unique = kept
+      }
+      return unique < Self.maximumForms
     }
-    forms = WordIndex(hashes: hashes)
+    forms = WordIndex(keys: hashes)
     formCount = forms.count
     hashes = []
     frequencies = frequencyDirectory.flatMap { Self.frequencyClasses(for: name, in: $0) }
     indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0)
     self.name = name
     letters = affixes.letters
+    var capitals: [Unicode.Scalar: Unicode.Scalar] = [:]
+    for letter in letters {
+      let capital = letter.properties.uppercaseMapping.unicodeScalars
+      if capital.count == 1, capital.first != letter { capitals[letter] = capital.first }
+    }
+    self.capitals = capitals
     replacements = affixes.replacements
     guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
       throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
@@ -94,9 +119,10 @@ public final class SpellingLanguage: @unchecked Sendable {
     return Hunspell_spell(handle, buffer) != 0
   }
 
-  /// Whether the index holds `word` (a fast, nearly always right answer;
-  /// ``spells(_:)`` confirms it).
-  func indexes(hash: UInt64) -> Bool { forms.contains(hash: hash) }
+  /// Whether the index holds the word of `hash` (its first letter in
+  /// lowercase): 0 as written, 1 with a capital; nil not at all. A fast,
+  /// nearly always right answer, which ``spells(_:)`` confirms.
+  func form(hash: UInt64) -> UInt8? { forms.value(hash: hash) }
 
   /// The frequency class of the word of `hash`: 0 for the most common,
   /// ``unranked`` for a word the list does not rank, nil without a list.
@@ -157,69 +183,112 @@ public final class SpellingLanguage: @unchecked Sendable {
 
 /// The word forms of a `.dic` file: each word, and what its affix flags
 /// make of it (a suffix, a prefix, both when they combine, a second suffix
-/// that a first one allows).
+/// that a first one allows). Only forms of letters alone are listed: a
+/// word with an apostrophe, a hyphen or a digit is never a correction
+/// (French's elided `l'`, `qu'` prefixes would multiply the forms).
 enum WordForms {
-  /// Calls `found` with every form of the words of `text`, until it says
-  /// to stop; true when it stopped before the end.
+  /// Calls `found` with the hash of every form of the words of `text`,
+  /// until it says to stop; true when it stopped before the end.
   static func expand(
-    _ text: String, path: String, affixes: AffixFile, found: ([Unicode.Scalar]) -> Bool
+    _ text: String, path: String, affixes: AffixFile, found: (UInt64) -> Bool
   ) throws(SpellingError) -> Bool {
-    var lines = text.split(separator: "\n").makeIterator()
-    guard let first = lines.next(), Int(first.trimmingPrefix(while: { $0 == "\u{FEFF}" })) != nil else {
+    let scalars = text.unicodeScalars
+    let firstEnd = scalars.firstIndex(of: "\n") ?? scalars.endIndex
+    let first = String(scalars[..<firstEnd]).trimmingPrefix("\u{FEFF}").filter { $0 != "\r" && $0 != " " }
+    guard Int(first) != nil else {
       throw SpellingError(path: path, line: 1, reason: "the first line is not the number of words")
     }
     let excluded = [affixes.needAffix, affixes.onlyInCompound, affixes.forbidden].compactMap { $0 }
     func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
     var stopped = false
-    func emit(_ form: [Unicode.Scalar]) {
-      if !stopped && !found(form) { stopped = true }
+    var lowercase: [Unicode.Scalar: Unicode.Scalar?] = [:]
+    /// Reports the form `first` then `second`, its first letter in lowercase.
+    func emit(_ first: some Collection<Unicode.Scalar>, _ second: some Collection<Unicode.Scalar>) {
+      guard !stopped, let initial = first.first ?? second.first else { return }
+      let lower: Unicode.Scalar?
+      if let known = lowercase[initial] {
+        lower = known
+      } else {
+        let mapping = initial.properties.lowercaseMapping.unicodeScalars
+        lower = mapping.count == 1 && mapping.first != initial ? mapping.first : nil
+        lowercase[initial] = lower
+      }
+      var hash = WordIndex.mix(WordIndex.seed, lower ?? initial)
+      if first.isEmpty {
+        for scalar in second.dropFirst() { hash = WordIndex.mix(hash, scalar) }
+      } else {
+        for scalar in first.dropFirst() { hash = WordIndex.mix(hash, scalar) }
+        for scalar in second { hash = WordIndex.mix(hash, scalar) }
+      }
+      if !found(hash & ~1 | (lower == nil ? 0 : 1)) { stopped = true }
     }
     /// Applies the affixes of `flags` to `word`; `depth` 0 allows a second suffix.
     func derive(_ word: [Unicode.Scalar], flags: [UInt32], prefixed: Bool, depth: Int) {
+      // The prefixes a suffix combines with.
+      let crossPrefixes =
+        depth == 0 && !prefixed
+        ? flags.filter { affixes.affixes[$0].map { $0.isPrefix && $0.crossProduct } ?? false } : []
       for flag in flags {
         guard let affix = affixes.affixes[flag], !(prefixed && affix.isPrefix) else { continue }
-        for rule in affix.rules where rule.applies(to: word, isPrefix: affix.isPrefix) {
-          if let circumfix = affixes.circumfix, rule.continuation.contains(circumfix) { continue }
+        affix.forEachCandidate(for: word) { rule in
+          guard rule.isLetters && rule.applies(to: word, isPrefix: affix.isPrefix) else { return }
+          if let circumfix = affixes.circumfix, rule.continuation.contains(circumfix) { return }
+          if isWord(rule.continuation) {
+            if affix.isPrefix {
+              emit(rule.add, word[rule.strip.count...])
+            } else {
+              emit(word[..<(word.count - rule.strip.count)], rule.add)
+            }
+          }
+          // A suffix and a prefix that both allow it combine.
+          let prefixes = affix.crossProduct && !affix.isPrefix ? crossPrefixes : []
+          guard depth == 0, !stopped, !rule.continuation.isEmpty || !prefixes.isEmpty else { return }
           let form = rule.apply(to: word, isPrefix: affix.isPrefix)
-          if isWord(rule.continuation) { emit(form) }
-          guard depth == 0, !stopped else { continue }
           if !rule.continuation.isEmpty {
             derive(form, flags: rule.continuation, prefixed: prefixed || affix.isPrefix, depth: 1)
           }
-          // A suffix and a prefix that both allow it combine.
-          if affix.crossProduct && !affix.isPrefix && !prefixed {
-            let prefixes = flags.filter { affixes.affixes[$0].map { $0.isPrefix && $0.crossProduct } ?? false }
-            if !prefixes.isEmpty { derive(form, flags: prefixes, prefixed: false, depth: 1) }
-          }
+          if !prefixes.isEmpty { derive(form, flags: prefixes, prefixed: false, depth: 1) }
         }
       }
     }
-    for line in lines {
-      if stopped { break }
-      // The word ends at the first unescaped slash or at blank space.
-      var word: [Unicode.Scalar] = []
-      var flagText: Substring = ""
-      var scalars = line.unicodeScalars[...]
-      while let scalar = scalars.first {
-        if scalar == "\\", scalars.dropFirst().first == "/" {
-          word.append("/")
-          scalars = scalars.dropFirst(2)
-          continue
-        }
-        if scalar == "/" {
-          let rest = Substring(scalars.dropFirst())
-          flagText = rest.prefix { $0 != " " && $0 != "\t" }
-          break
-        }
-        if scalar == " " || scalar == "\t" || scalar == "\r" { break }
-        word.append(scalar)
-        scalars = scalars.dropFirst()
+    // One pass over the text's scalars: a line's word ends at its first
+    // unescaped slash (its flags follow) or at a blank (data fields follow).
+    var word: [Unicode.Scalar] = []
+    var flagText: [Unicode.Scalar] = []
+    enum Part { case word, flags, rest }
+    var part = Part.word
+    var letters = true
+    var escaped = false
+    func endLine() {
+      defer {
+        word.removeAll(keepingCapacity: true)
+        flagText.removeAll(keepingCapacity: true)
+        part = .word
+        letters = true
+        escaped = false
       }
-      guard !word.isEmpty else { continue }
-      let flags = affixes.flags(of: flagText)
-      if isWord(flags) { emit(word) }
+      guard !word.isEmpty, letters, !stopped else { return }
+      let flags = affixes.flags(of: Substring(String(String.UnicodeScalarView(flagText))))
+      if isWord(flags) { emit(word, EmptyCollection()) }
       derive(word, flags: flags, prefixed: false, depth: 0)
     }
+    for scalar in scalars[firstEnd...].dropFirst() {
+      if stopped { break }
+      switch (part, scalar) {
+      case (_, "\n"): endLine()
+      case (.rest, _): continue
+      case (_, " "), (_, "\t"), (_, "\r"): part = .rest
+      case (.word, "\\") where !escaped: escaped = true
+      case (.word, "/") where !escaped: part = .flags
+      case (.word, _):
+        if escaped && scalar != "/" { word.append("\\") }
+        escaped = false
+        if letters && !scalar.properties.isAlphabetic { letters = false }
+        word.append(scalar)
+      case (.flags, _): flagText.append(scalar)
+      }
+    }
+    endLine()
     return stopped
   }
 }

@@ -19,13 +19,26 @@ struct WordIndex: Sendable {
     for (index, hash) in hashes.enumerated() { insert(hash: hash, value: given.isEmpty ? 0 : given[index]) }
   }
 
-  /// The 64-bit FNV-1a hash of the scalars.
-  static func hash(_ word: some Collection<Unicode.Scalar>) -> UInt64 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for scalar in word {
-      hash = (hash ^ UInt64(scalar.value)) &* 0x100_0000_01b3
-    }
-    return hash
+  /// The 64-bit FNV-1a hash of the scalars, its lowest bit clear (a key
+  /// of ``init(keys:)`` carries its value there).
+  static func hash(_ word: some Collection<Unicode.Scalar>) -> UInt64 { hash(word, then: EmptyCollection()) }
+
+  /// The hash of `first` followed by `second`, as if they were one word.
+  static func hash(_ first: some Collection<Unicode.Scalar>, then second: some Collection<Unicode.Scalar>) -> UInt64 {
+    var hash = seed
+    for scalar in first { hash = mix(hash, scalar) }
+    for scalar in second { hash = mix(hash, scalar) }
+    return hash & ~1
+  }
+
+  static let seed: UInt64 = 0xcbf2_9ce4_8422_2325
+  static func mix(_ hash: UInt64, _ scalar: Unicode.Scalar) -> UInt64 {
+    (hash ^ UInt64(scalar.value)) &* 0x100_0000_01b3
+  }
+
+  /// Words given as keys: a hash with its value (0 or 1) in the lowest bit.
+  init(keys: [UInt64]) {
+    self.init(hashes: keys.map { $0 & ~1 }, values: keys.map { UInt8($0 & 1) })
   }
 
   private func slot(of hash: UInt64) -> (index: Int, fingerprint: UInt32) {

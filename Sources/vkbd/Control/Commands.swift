@@ -218,7 +218,8 @@ enum Report {
     config    \(status.config) (loaded \(status.configLoaded))
     layout    \(status.layout)\(status.layoutOrigin.map { ", from \($0)" } ?? "")
     devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
-    snippets  \(status.snippets)\(status.searchIndexBytes.map { ", search index \(mebibytes($0))" } ?? "")
+    snippets  \(status.snippets)\(status.searchIndexBytes.map { ", search index \(mebibytes($0))" } ?? "")\
+    \(status.autocorrect.map { "\nspelling  \($0)" } ?? "")
 
     """ + (status.focus.map(focus) ?? "")
   }

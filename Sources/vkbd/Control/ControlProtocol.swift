@@ -80,6 +80,9 @@ struct StatusReport: Codable, Equatable {
   var snippets: Int
   /// The bytes of the picker's search index (absent in older replies).
   var searchIndexBytes: Int? = nil
+  /// Autocorrect's dictionaries: loaded, loading, off or missing, and the
+  /// words the user taught (absent in older replies).
+  var autocorrect: String? = nil
   var uptimeSeconds: Int64
   var pid: Int32
   var version: String

@@ -64,6 +64,7 @@ extension Daemon {
       layout: engine.layout.names.description, layoutOrigin: layoutOrigin,
       devicesGrabbed: devices.grabbed.count,
       snippets: engine.snippets.snippets.count, searchIndexBytes: engine.searchIndexBytes,
+      autocorrect: autocorrectStatus,
       uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
       pid: getpid(), version: VKBD.configuration.version, focus: focusStatus())
   }

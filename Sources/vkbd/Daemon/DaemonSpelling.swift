@@ -69,6 +69,28 @@ extension Daemon {
     if spellingState.wanted != names { loadDictionaries() }
   }
 
+  /// What `vkbd status` says of autocorrect: its dictionaries and the
+  /// words the user taught.
+  var autocorrectStatus: String {
+    let state = spellingState
+    var text: String
+    if state.wanted.isEmpty {
+      text =
+        configuration.engine.autocorrect ? "no dictionary installed for the locale or the layout" : "autocorrect off"
+    } else if state.loading != nil {
+      text = "loading " + state.wanted.joined(separator: ", ")
+    } else if let spelling = state.spelling {
+      let forms = spelling.languages.reduce(0) { $0 + $1.formCount }
+      let bytes = spelling.languages.reduce(0) { $0 + $1.indexBytes }
+      text =
+        "\(spelling.languages.map(\.name).joined(separator: ", ")) (\(forms) word forms, index \(Report.mebibytes(bytes)))"
+    } else {
+      text = "no dictionary loaded"
+    }
+    if !state.problems.isEmpty { text += "; \(state.problems.count) not loaded (see the log)" }
+    return text + "; \(state.learned.count) word\(state.learned.count == 1 ? "" : "s") taught"
+  }
+
   /// Gives a new engine the dictionaries and the user's words, and sends
   /// the words it learns to the user's agent.
   func shareSpelling(with engine: Engine) {
