@@ -25,10 +25,26 @@ import Testing
   @Test func withoutTheDaemonItsChecksAreSkippedAndItFails() {
     let checks = diagnosis().run()
     #expect(
-      checks.map(\.name) == ["uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "control socket"])
+      checks.map(\.name) == [
+        "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "spelling", "control socket",
+      ])
     #expect(checks[1].result == .fail && checks[1].fix?.contains("systemctl start vkbd") == true)
     #expect(checks[2...5].allSatisfy { $0.result == .skip })
     #expect(Report.doctor(checks).hasSuffix("checks failed\n"))
+  }
+
+  @Test func theDictionariesAutocorrectWouldUseMustBeInstalled() throws {
+    let config = NSTemporaryDirectory() + "doctor-spelling-\(getpid()).yaml"
+    defer { unlink(config) }
+    var doctor = Diagnosis(socket: "/nonexistent/vkbd.sock", configPath: config)
+    try "autocorrect_languages: [en_US, de_DE]\n".write(toFile: config, atomically: true, encoding: .utf8)
+    #expect(doctor.spellingCheck() == .ok("spelling", "autocorrect with en_US, de_DE (/usr/share/hunspell)"))
+    doctor.dictionaryDirectory = "/nonexistent"
+    let missing = doctor.spellingCheck()
+    #expect(missing.result == .fail && missing.detail == "no dictionary en_US, de_DE in /nonexistent")
+    #expect(missing.fix?.contains("apt install hunspell-en-us") == true)
+    try "autocorrect: false\n".write(toFile: config, atomically: true, encoding: .utf8)
+    #expect(doctor.spellingCheck() == .ok("spelling", "autocorrect is off"))
   }
 
   @Test func aSocketOthersCanWriteToFails() throws {

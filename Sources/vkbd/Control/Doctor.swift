@@ -13,7 +13,8 @@ extension VKBD {
         Checks in order: the uinput module and /dev/uinput; the daemon running, and its version \
         the same as this command's; keyboards grabbed; the virtual keyboard marked by udev \
         (70-vkbd.rules) and by libinput (50-vkbd.quirks); the active user's session agent \
-        connected; the config and its snippet files (as vkbd check); the control socket's \
+        connected; the config and its snippet files (as vkbd check); autocorrect's dictionaries \
+        installed; the control socket's \
         permissions. A check that needs what this user may not read (the daemon's socket, \
         the device nodes) is skipped, and said so. Exits 0 when no check failed, 1 otherwise.
         """)
@@ -55,6 +56,7 @@ struct Diagnosis {
   var configPath: String?
   var uinput = "/dev/uinput"
   var udevData = "/run/udev/data"
+  var dictionaryDirectory = Dictionaries.directory
 
   func run() -> [DoctorCheck] {
     var checks = [uinputCheck()]
@@ -80,6 +82,7 @@ struct Diagnosis {
       checks.append(agentCheck(status!))
     }
     checks.append(configCheck())
+    checks.append(spellingCheck())
     checks.append(socketCheck())
     return checks
   }
@@ -239,6 +242,29 @@ struct Diagnosis {
         "config", "\(plural(error.problems.count, "problem")), first \(error.problems[0])",
         fix: "vkbd check lists them all; the daemon keeps the config it has until the file is fixed")
     }
+  }
+
+  /// The dictionaries autocorrect would use, installed or not.
+  func spellingCheck() -> DoctorCheck {
+    let path = configPath ?? ConfigLoader.defaultPath
+    guard
+      let configuration = configPath != nil || access(path, F_OK) == 0
+        ? try? ConfigLoader.load(path: path) : ConfigLoader.embeddedDefault()
+    else { return .skip("spelling", "the config does not load") }
+    guard
+      configuration.engine.autocorrect || configuration.apps.rules.contains(where: { $0.settings.autocorrect == true })
+    else { return .ok("spelling", "autocorrect is off") }
+    let names = configuration.dictionaryNames
+    let missing = names.filter { !Dictionaries.isInstalled($0, in: dictionaryDirectory) }
+    guard !names.isEmpty, missing.isEmpty else {
+      return .fail(
+        "spelling",
+        names.isEmpty
+          ? "no hunspell dictionary for the locale or the layout is installed: autocorrect corrects nothing"
+          : "no dictionary \(missing.joined(separator: ", ")) in \(dictionaryDirectory)",
+        fix: "install one (apt install hunspell-en-us, hunspell-de-de, …) or name one in autocorrect_languages")
+    }
+    return .ok("spelling", "autocorrect with \(names.joined(separator: ", ")) (\(dictionaryDirectory))")
   }
 
   func socketCheck() -> DoctorCheck {
