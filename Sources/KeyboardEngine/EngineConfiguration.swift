@@ -153,3 +153,32 @@ public struct Shortcut: Equatable, Sendable {
     ]
   }
 }
+
+/// The quotation marks of a language: double and single, opening and closing.
+public struct QuoteStyle: Equatable, Sendable {
+  public var open: Unicode.Scalar
+  public var close: Unicode.Scalar
+  public var openSingle: Unicode.Scalar
+  public var closeSingle: Unicode.Scalar
+
+  public static let english = QuoteStyle(open: "“", close: "”", openSingle: "‘", closeSingle: "’")
+  public static let german = QuoteStyle(open: "„", close: "“", openSingle: "‚", closeSingle: "‘")
+  public static let french = QuoteStyle(open: "«", close: "»", openSingle: "‹", closeSingle: "›")
+
+  /// The style of a language (`de_DE`, `fr`, `en_US`): German's for German,
+  /// the guillemets for French and Russian, the English marks otherwise.
+  public init(language: String) {
+    switch language.prefix(2) {
+    case "de": self = .german
+    case "fr", "ru": self = .french
+    default: self = .english
+    }
+  }
+
+  public init(open: Unicode.Scalar, close: Unicode.Scalar, openSingle: Unicode.Scalar, closeSingle: Unicode.Scalar) {
+    self.open = open
+    self.close = close
+    self.openSingle = openSingle
+    self.closeSingle = closeSingle
+  }
+}

@@ -10,7 +10,7 @@ import Testing
   static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
 
   static func correct(_ word: String, _ spelling: Spelling = english, layout: Layout = Layouts.us) -> String? {
-    spelling.correction(of: Array(word.unicodeScalars), neighbours: KeyNeighbours(layout: layout, group: 0))
+    spelling.decide(Array(word.unicodeScalars), neighbours: KeyNeighbours(layout: layout, group: 0))
       .map { String(String.UnicodeScalarView($0)) }
   }
 

@@ -7,8 +7,8 @@
 /// it stands clearly above the next.
 struct Corrector {
   /// What each kind of slip costs; a correction costs the sum of its slip
-  /// and how rare its word is. (Tuned on half of codespell's list of real
-  /// misspellings; README gives the figures on the other half.)
+  /// and how rare its word is. (Tuned on the codespell misspellings at
+  /// every 7th place of its list; README gives the figures on others.)
   struct Costs {
     var swapped = 0.45
     var doubled = 0.4  // a letter typed twice, or once for two
@@ -72,7 +72,7 @@ struct Corrector {
   }
 
   let languages: [SpellingLanguage]
-  var costs = Costs()
+  let costs = Costs()
 
   /// The correction of `typed` (in lowercase), nil when none stands out.
   /// `neighbours` says which letters' keys touch on the layout.
@@ -93,7 +93,8 @@ struct Corrector {
   /// with its cheapest slip, cheapest first.
   func candidates(of typed: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Candidate] {
     var found: [Candidate] = []
-    for language in languages where typed.allSatisfy({ language.letters.contains($0) || $0 == "'" }) {
+    // A word is looked up in the languages whose alphabet it is written in.
+    for language in languages where typed.allSatisfy({ language.letters.contains($0) }) {
       var search = Search(typed: typed, language: language, neighbours: neighbours)
       search.run()
       for var candidate in search.found {

@@ -4,6 +4,36 @@ import CHunspell
   import Glibc
 #endif
 
+/// The spelling dictionaries the engine corrects with (DESIGN 9), loaded
+/// by the daemon away from the keys and handed over whole.
+public final class Spelling: @unchecked Sendable {
+  public let languages: [SpellingLanguage]
+  let corrector: Corrector
+
+  public init(languages: [SpellingLanguage]) {
+    self.languages = languages
+    corrector = Corrector(languages: languages)
+  }
+
+  /// What autocorrect decides for `word`, as typed, at the end of a word
+  /// (after the rules that leave a word alone): nil when a dictionary
+  /// knows it or no correction stands out, else the correction, in
+  /// lowercase but for a capital its dictionary writes.
+  public func decide(_ word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
+    guard !knows(word) else { return nil }
+    var folded: [Unicode.Scalar] = []
+    folded.reserveCapacity(word.count)
+    for scalar in word {
+      let lower = scalar.properties.lowercaseMapping.unicodeScalars
+      folded.append(lower.count == 1 ? lower.first! : scalar)
+    }
+    return corrector.correction(of: folded, neighbours: neighbours)
+  }
+
+  /// Whether any dictionary knows `word` as written.
+  func knows(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.spells(word) } }
+}
+
 /// One language's spelling dictionary (DESIGN 9): Debian's hunspell files
 /// for it, read twice. libhunspell decides whether a word is spelled right
 /// (it knows every affixed and compound form); vkbd's own index of the

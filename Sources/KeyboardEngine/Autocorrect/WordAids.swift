@@ -1,67 +1,3 @@
-/// The spelling dictionaries the engine corrects with (DESIGN 9), loaded
-/// by the daemon away from the keys and handed over whole.
-public final class Spelling: @unchecked Sendable {
-  public let languages: [SpellingLanguage]
-  let corrector: Corrector
-
-  public init(languages: [SpellingLanguage]) {
-    self.languages = languages
-    corrector = Corrector(languages: languages)
-  }
-
-  /// What autocorrect decides for `word`, as typed, at the end of a word
-  /// (after the rules that leave a word alone): nil when a dictionary
-  /// knows it or no correction stands out, else the correction, in
-  /// lowercase but for a capital its dictionary writes.
-  public func decide(_ word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
-    guard !knows(word) else { return nil }
-    var folded: [Unicode.Scalar] = []
-    folded.reserveCapacity(word.count)
-    for scalar in word {
-      let lower = scalar.properties.lowercaseMapping.unicodeScalars
-      folded.append(lower.count == 1 ? lower.first! : scalar)
-    }
-    return corrector.correction(of: folded, neighbours: neighbours)
-  }
-
-  /// The correction of `word` (in lowercase) on `neighbours`' layout.
-  func correction(of word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
-    corrector.correction(of: word, neighbours: neighbours)
-  }
-
-  /// Whether any dictionary knows `word` as written.
-  func knows(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.spells(word) } }
-}
-
-/// The quotation marks of a language: double and single, opening and closing.
-public struct QuoteStyle: Equatable, Sendable {
-  public var open: Unicode.Scalar
-  public var close: Unicode.Scalar
-  public var openSingle: Unicode.Scalar
-  public var closeSingle: Unicode.Scalar
-
-  public static let english = QuoteStyle(open: "“", close: "”", openSingle: "‘", closeSingle: "’")
-  public static let german = QuoteStyle(open: "„", close: "“", openSingle: "‚", closeSingle: "‘")
-  public static let french = QuoteStyle(open: "«", close: "»", openSingle: "‹", closeSingle: "›")
-
-  /// The style of a language (`de_DE`, `fr`, `en_US`): German's for German,
-  /// the guillemets for French and Russian, the English marks otherwise.
-  public init(language: String) {
-    switch language.prefix(2) {
-    case "de": self = .german
-    case "fr", "ru": self = .french
-    default: self = .english
-    }
-  }
-
-  public init(open: Unicode.Scalar, close: Unicode.Scalar, openSingle: Unicode.Scalar, closeSingle: Unicode.Scalar) {
-    self.open = open
-    self.close = close
-    self.openSingle = openSingle
-    self.closeSingle = closeSingle
-  }
-}
-
 /// Autocorrect and smart punctuation at the keys (DESIGN 9): at the end of
 /// a word, the correction of a word no dictionary knows; for a quote, a
 /// dash or a third period, its typographic form. Each fires as a snippet
@@ -130,14 +66,11 @@ final class WordAids {
     }
     guard length > 0, length < text.count || text.isFieldStart else { return nil }
     let token = Self.last(length, of: text)
-    guard let core = Self.core(of: token) else { return nil }
-    let leading = token.prefix { Self.opening.contains($0) }.count
-    let word = Array(token[leading..<(leading + core.count)])
-    // Digits or inner capitals, all capitals, or a capital where no
-    // sentence starts (a name): left alone.
-    guard word.allSatisfy({ $0.properties.isAlphabetic }),
-      !word.dropFirst().contains(where: { $0.properties.isUppercase })
+    // Letters alone (no digit, no URL…), no inner capital (nor all
+    // capitals), and no capital where no sentence starts (a name).
+    guard let word = Self.core(of: token), !word.dropFirst().contains(where: { $0.properties.isUppercase })
     else { return nil }
+    let leading = token.prefix { Self.opening.contains($0) }.count
     let capitalized = word[0].properties.isUppercase
     if capitalized && !Self.startsSentence(text, before: length - leading) { return nil }
     guard !learned.contains(String(String.UnicodeScalarView(word)).lowercased()) else { return nil }

@@ -1,3 +1,5 @@
+import AgentProtocol
+import CLinuxSystem
 import KeyboardEngine
 import LinuxSystem
 
@@ -65,6 +67,7 @@ extension Daemon {
           "ms": "\((monotonicMicroseconds() - start) / 1000)",
         ])
     }
+    _ = malloc_trim(0)  // the word lists read and the forms' hashes are freed: give the pages back
     // The config changed while they loaded: load what it wants now.
     if spellingState.wanted != names { loadDictionaries() }
   }
@@ -98,7 +101,9 @@ extension Daemon {
     engine.learnedWords = spellingState.learned
     engine.onLearned = { [unowned self] word in
       spellingState.learned.insert(word)
-      agents?.teach(word)
+      // A word the protocol cannot carry (a letter with no lowercase of
+      // its own) is kept here until the daemon stops.
+      if AgentProtocol.isLearnableWord(word) { agents?.teach(word) }
     }
   }
 
