@@ -17,12 +17,19 @@
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+// The calling thread at the least priority (nice 19): work that must never
+// take the CPU from the keys. setpriority(2) takes a thread's id.
+static inline int CLinuxSystem_lowerThreadPriority(void) {
+  return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+}
 
 // pidfd_open(2), Linux 5.3: an fd that becomes readable when the process
 // ends. glibc declares it only from 2.36, and syscall(2) is variadic.

@@ -2,8 +2,9 @@ import CLinuxSystem
 import Glibc
 import SystemPackage
 
-/// Work run on a thread of its own (`pthread_create`), for a start-up step
-/// that mostly waits in the kernel while the main thread computes;
+/// Work run on a thread of its own (`pthread_create`), for what the main
+/// thread must not wait on: a start-up step that mostly waits in the
+/// kernel, or a long load the event loop hears the end of (``done``);
 /// ``wait()`` joins it (`pthread_join`). The work must share nothing with
 /// what the main thread does meanwhile.
 public final class BackgroundWork<Value>: BackgroundWorkItem {
@@ -16,18 +17,22 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
   public let done: FileDescriptor?
 
   /// Starts `body`; where no thread can be made, runs it here and now.
-  /// `notifying`: ``done`` becomes readable when it ends.
-  public init(notifying: Bool = false, _ body: @escaping () -> Value) {
+  /// `notifying`: ``done`` becomes readable when it ends. `yielding`: the
+  /// thread runs at the least priority, only when nothing else wants the CPU.
+  public init(notifying: Bool = false, yielding: Bool = false, _ body: @escaping () -> Value) {
     self.body = body
     let fd = notifying ? eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) : -1
     done = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
     super.init()
+    self.yielding = yielding
     let context = Unmanaged.passRetained(self as BackgroundWorkItem).toOpaque()
     isRunning =
       pthread_create(
         &thread, nil,
         { context in
-          Unmanaged<BackgroundWorkItem>.fromOpaque(context!).takeRetainedValue().run()
+          let work = Unmanaged<BackgroundWorkItem>.fromOpaque(context!).takeRetainedValue()
+          if work.yielding { _ = CLinuxSystem_lowerThreadPriority() }
+          work.run()
           return nil
         }, context) == 0
     if !isRunning {
@@ -59,5 +64,7 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
 /// What the thread's C entry point calls: ``BackgroundWork`` without its
 /// generic parameter, which a C function cannot capture.
 public class BackgroundWorkItem {
+  /// Whether its thread runs at the least priority (never the caller's).
+  var yielding = false
   public func run() {}
 }

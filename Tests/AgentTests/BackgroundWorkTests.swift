@@ -1,3 +1,4 @@
+import Glibc
 import LinuxSystem
 import Testing
 
@@ -11,5 +12,15 @@ import Testing
     try loop.watch(done) { _ in value = work.wait() }
     try loop.runOnce(timeoutMilliseconds: 10_000)
     #expect(value == 500_500)
+  }
+}
+
+extension BackgroundWorkTests {
+  @Test func yieldingWorkRunsAtTheLeastPriorityAndLeavesTheCallersAlone() {
+    let nice = { Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)) }
+    let before = nice()
+    #expect(BackgroundWork(yielding: true) { nice() }.wait() == 19)
+    #expect(BackgroundWork { nice() }.wait() == before)
+    #expect(nice() == before)
   }
 }

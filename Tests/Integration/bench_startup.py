@@ -7,6 +7,7 @@ cache; the C tool `startup` (Benchmarks/Latency) times from its fork to the
 daemon's "ready" line, so no Python is in the measurement."""
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -17,12 +18,12 @@ from bench_latency import tool
 STARTS = 5
 
 
-def start_up(config_text, line="] ready"):
-    """Starts the daemon on `config_text`; returns (ms to the log line `line`, idle RSS in KiB)."""
+def start_up(config_text):
+    """Starts the daemon on `config_text`; returns (ms to ready, idle RSS in KiB)."""
     path = "/tmp/vkbd-bench-start.yaml"
     with open(path, "w") as config:
         config.write(config_text)
-    timer = subprocess.Popen([tool("startup"), line, os.environ["VKBD_BIN"], "run", "--config", path],
+    timer = subprocess.Popen([tool("startup"), "] ready", os.environ["VKBD_BIN"], "run", "--config", path],
                              stdout=subprocess.PIPE, text=True)
     fields = timer.stdout.readline().split()
     assert len(fields) == 2, "the daemon did not start"
@@ -39,23 +40,48 @@ def bench_memory_and_start_up():
         "  - trigger: \";s%04d\"\n    replace: \"snippet number %d, a line of text\"\n" % (n, n) for n in range(1000))
     default = subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
                              text=True).stdout
-    # Autocorrect's dictionaries load on a thread after "ready": the keys
-    # flow first. Each language's cost is its RSS over "autocorrect off".
-    for label, config in [("embedded default", default), ("1,000 snippets", snippets),
-                          ("autocorrect off", "autocorrect: false\n"),
-                          ("en_US", "autocorrect_languages: [en_US]\n"),
-                          ("en_US and de_DE", "autocorrect_languages: [en_US, de_DE]\n")]:
+    for label, config in [("embedded default", default), ("1,000 snippets", snippets)]:
         start_up(config)  # the page cache warms
         runs = [start_up(config) for _ in range(STARTS)]
         times = sorted(ms for ms, _ in runs)
         rss = sorted(kib for _, kib in runs)
-        if "languages" in config:
-            # RSS once the dictionaries are in, 2 s after they loaded.
-            loaded = sorted(start_up(config, "autocorrect dictionaries loaded") for _ in range(3))
-            rss = sorted(kib for _, kib in loaded)
-            print("  %-16s dictionaries loaded %.0f ms after the fork" % (label, loaded[1][0]))
         print("  %-16s start-up (fork to virtual keyboard ready and keyboards grabbed) %.0f ms (%.0f to %.0f);"
-              " idle RSS %.1f MiB" % (label, times[STARTS // 2], times[0], times[-1], rss[len(rss) // 2] / 1024))
+              " idle RSS %.1f MiB" % (label, times[STARTS // 2], times[0], times[-1], rss[STARTS // 2] / 1024))
+    # Autocorrect's dictionaries load on a thread of their own the first
+    # time an agent reports a window where autocorrect applies: what each
+    # language adds to the daemon, over autocorrect off, and how long it takes.
+    for label, languages in [("autocorrect off", None), ("en_US", "[en_US]"), ("en_US and de_DE", "[en_US, de_DE]")]:
+        runs = sorted(with_dictionaries(languages) for _ in range(3))
+        print("  %-16s an agent reporting a text editor: idle RSS %.1f MiB%s" % (
+            label, runs[1][1] / 1024, "" if languages is None else ", dictionaries loaded in %d ms" % runs[1][0]))
+
+
+def with_dictionaries(languages):
+    """The daemon with `autocorrect_languages: languages` (None: autocorrect
+    off) and an agent reporting a text editor: (ms the dictionaries took to
+    load, RSS in KiB 2 s after)."""
+    from test_session import RawAgent
+    config = 'session_users: ["0"]\n' + (
+        "autocorrect: false\n" if languages is None else "autocorrect_languages: %s\n" % languages)
+    daemon = vmlib.Daemon(["run"], config_text=config)
+    daemon.wait_ready()
+    agent = RawAgent(0)
+    try:
+        agent.send(type="hello", agent="0.1.0", source="bench")
+        agent.send(type="focus", window=1, app="org.gnome.TextEditor")
+        milliseconds = 0
+        if languages is not None:
+            deadline = time.time() + 120
+            while "dictionaries loaded" not in daemon.stderr_text():
+                assert time.time() < deadline, daemon.stderr_text()[-2000:]
+                time.sleep(0.1)
+            line = [line for line in daemon.stderr_text().splitlines() if "dictionaries loaded" in line][0]
+            milliseconds = int(re.search(r"ms=(\d+)", line).group(1))
+        time.sleep(2)
+        return milliseconds, vmlib.rss_kib(daemon.process.pid)
+    finally:
+        agent.close()
+        daemon.stop()
 
 
 def bench_memory_of_the_session_agent_idle_in_sway():

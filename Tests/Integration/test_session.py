@@ -221,7 +221,12 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
         daemon, desktop = started_with_editor(config, source, [words])
         agent = None
         try:
-            # The dictionaries load on a thread of their own (the debug build
+            # No agent, no dictionary: autocorrect is off.
+            assert "dictionaries loaded" not in daemon.stderr_text()
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
+            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
+            # The agent reports a window where autocorrect applies: the
+            # dictionaries load on a thread of their own (the debug build
             # under emulation takes a while); the keys never wait for them.
             deadline = time.time() + 240
             while not [line for line in daemon.stderr_text().splitlines() if "dictionaries loaded" in line]:
@@ -230,8 +235,6 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
             loaded = [line for line in daemon.stderr_text().splitlines() if "dictionaries loaded" in line][0]
             assert "languages=en_US" in loaded, loaded
             print("  " + loaded[loaded.index(": ") + 2:])
-            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
-            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
 
             assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
             wait_focus("foot")

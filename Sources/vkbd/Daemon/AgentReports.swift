@@ -29,6 +29,7 @@ extension Daemon {
     agents.onFocus = { [unowned self] report in focusChanged(report) }
     agents.onField = { [unowned self] report in
       context.update(report, rules: appRules, global: configuration.engine, engine: engine)
+      loadDictionaries()
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
     agents.onSnippets = { [unowned self] sent in userSnippetsChanged(sent) }
@@ -69,6 +70,7 @@ extension Daemon {
   private func focusChanged(_ report: FocusReport?) {
     if context.moves(to: report) { closePicker() }
     context.update(report, rules: appRules, global: configuration.engine, engine: engine)
+    loadDictionaries()
     // The app id and the rule, never the title.
     logger.debug(
       "focus",

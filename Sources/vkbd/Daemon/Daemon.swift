@@ -104,7 +104,6 @@ final class Daemon {
     try startAgents()
     askSession(from: engine)
     shareSpelling(with: engine)
-    loadDictionaries()
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
@@ -348,7 +347,7 @@ final class Daemon {
       for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     }
     if usersChanged { seatChanged() }
-    loadDictionaries()
+    loadDictionaries()  // the languages may have changed
     configLoaded = time(nil)
     _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
     logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])

@@ -22,9 +22,13 @@ struct SpellingState {
 extension Daemon {
   /// Loads the dictionaries the config chooses on a thread of their own
   /// (hundreds of milliseconds for a large one: the keys never wait); the
-  /// engine corrects nothing until they are in. A config that wants the
-  /// ones loaded keeps them.
+  /// engine corrects nothing until they are in. They load the first time
+  /// autocorrect is on (an agent reports a window where it applies):
+  /// without a session agent it never is, and they cost nothing. A config
+  /// that wants the ones loaded keeps them.
   func loadDictionaries() {
+    guard engine.configuration.autocorrect || !spellingState.loadedNames.isEmpty || spellingState.loading != nil
+    else { return }
     let autocorrects =
       configuration.engine.autocorrect || configuration.apps.rules.contains { $0.settings.autocorrect == true }
     spellingState.wanted = autocorrects ? configuration.dictionaryNames : []
@@ -37,7 +41,7 @@ extension Daemon {
       return
     }
     let start = monotonicMicroseconds()
-    let work = BackgroundWork(notifying: true) { Dictionaries.load(names) }
+    let work = BackgroundWork(notifying: true, yielding: true) { Dictionaries.load(names) }
     guard let done = work.done, let token = try? loop.watch(done, { [unowned self] _ in dictionariesLoaded(start) })
     else {
       dictionariesLoaded(work.wait(), names: names, start: start)
@@ -76,10 +80,14 @@ extension Daemon {
   /// words the user taught.
   var autocorrectStatus: String {
     let state = spellingState
+    let names = configuration.dictionaryNames
     var text: String
-    if state.wanted.isEmpty {
-      text =
-        configuration.engine.autocorrect ? "no dictionary installed for the locale or the layout" : "autocorrect off"
+    if !configuration.engine.autocorrect
+      && !configuration.apps.rules.contains(where: { $0.settings.autocorrect == true })
+    {
+      text = "autocorrect off"
+    } else if names.isEmpty {
+      text = "no hunspell dictionary installed for the locale or the layout"
     } else if state.loading != nil {
       text = "loading " + state.wanted.joined(separator: ", ")
     } else if let spelling = state.spelling {
@@ -87,6 +95,8 @@ extension Daemon {
       let bytes = spelling.languages.reduce(0) { $0 + $1.indexBytes }
       text =
         "\(spelling.languages.map(\.name).joined(separator: ", ")) (\(forms) word forms, index \(Report.mebibytes(bytes)))"
+    } else if state.loadedNames.isEmpty {
+      text = names.joined(separator: ", ") + ", loaded once a session agent reports a window where autocorrect applies"
     } else {
       text = "no dictionary loaded"
     }
