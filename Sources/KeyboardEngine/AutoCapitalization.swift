@@ -70,20 +70,28 @@ struct AutoCapitalization {
     return !(endsWithLetter && periods >= 2)
   }
 
+  /// Quotes and opening brackets: `"`, `'` and Unicode Ps, and the
+  /// typographic quotes (Pi, Pf), which open in one language and close in
+  /// another (German's “ closes), as `"` does both.
   static func isOpening(_ character: Unicode.Scalar) -> Bool {
     switch character {
     case "\"", "'", "¿", "¡", "(", "[", "{": return true
     // ASCII has no other Ps; the Unicode tables cost more than the rest of a key.
     case "\0"..."\u{7F}": return false
-    default: return character.properties.generalCategory == .openPunctuation
+    default:
+      let category = character.properties.generalCategory
+      return category == .openPunctuation || category == .initialPunctuation || category == .finalPunctuation
     }
   }
 
+  /// Quotes and closing brackets: `"`, `'`, Unicode Pe and the typographic quotes.
   static func isClosing(_ character: Unicode.Scalar) -> Bool {
     switch character {
     case "\"", "'", ")", "]", "}": return true
     case "\0"..."\u{7F}": return false  // ASCII has no other Pe
-    default: return character.properties.generalCategory == .closePunctuation
+    default:
+      let category = character.properties.generalCategory
+      return category == .closePunctuation || category == .initialPunctuation || category == .finalPunctuation
     }
   }
 

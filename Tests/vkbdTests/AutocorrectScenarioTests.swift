@@ -152,6 +152,15 @@ import Testing
     #expect(result == expected)
   }
 
+  @Test func aSentenceStartsBehindATypographicQuote() throws {
+    #expect(
+      try Self.typed("\"hello\" she said. \"yes.\" ok", config: "autocorrect: false\n") == "“Hello” she said. “Yes.” Ok"
+    )
+    let german = try Self.typed(
+      "er sagte: \"ja.\" dann", spelling: Self.german, layout: "de", config: "autocorrect: false\n")
+    #expect(german == "Er sagte: „ja.“ Dann")
+  }
+
   @Test func backspaceUndoesSmartPunctuation() throws {
     let script = """
       focus org.gnome.TextEditor text
