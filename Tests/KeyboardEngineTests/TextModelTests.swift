@@ -44,7 +44,9 @@ import Testing
     for value in UInt32(0)...0xFFFF {
       guard let scalar = Unicode.Scalar(value) else { continue }
       let category = scalar.properties.generalCategory
-      let quote = "\"'".unicodeScalars.contains(scalar)
+      // The quotes: ASCII's, and the typographic ones, which open and close.
+      let quote =
+        "\"'".unicodeScalars.contains(scalar) || category == .initialPunctuation || category == .finalPunctuation
       if AutoCapitalization.isOpening(scalar)
         != (quote || "¿¡".unicodeScalars.contains(scalar) || category == .openPunctuation)
         || AutoCapitalization.isClosing(scalar) != (quote || category == .closePunctuation)
