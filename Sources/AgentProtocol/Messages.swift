@@ -46,10 +46,16 @@ public struct SnippetFilesEnd: AgentProtocolMessage {
 public struct SessionStanding: AgentProtocolMessage {
   public static let type = "session"
   public var active: Bool
+  /// Whether the agent shows notifications (`notifications` in the
+  /// daemon's config; absent: it does).
+  public var notifications: Bool?
 
-  public init(active: Bool) { self.active = active }
+  public init(active: Bool, notifications: Bool? = nil) {
+    self.active = active
+    self.notifications = notifications
+  }
 
-  public enum CodingKeys: String, CodingKey, CaseIterable { case active }
+  public enum CodingKeys: String, CodingKey, CaseIterable { case active, notifications }
 }
 
 /// Why the daemon closes the connection.
@@ -72,7 +78,7 @@ public struct Refusal: AgentProtocolMessage {
 public struct VariableRequest: AgentProtocolMessage {
   public static let type = "variable"
 
-  public enum Kind: String, Codable, Sendable, CaseIterable {
+  public enum Kind: String, WireName {
     /// `arguments[0]` is a command for `shell`.
     case shell
     /// `arguments` are a program and its arguments.
@@ -88,13 +94,6 @@ public struct VariableRequest: AgentProtocolMessage {
     case paste
     /// Put the kept text back in the clipboard, a moment after the paste.
     case restoreClipboard = "restore-clipboard"
-
-    public init(from decoder: Decoder) throws {
-      guard let kind = Kind(rawValue: try decoder.singleValueContainer().decode(String.self)) else {
-        throw AgentProtocolError("field 'kind' must be one of \(Self.allCases.map(\.rawValue).joined(separator: ", "))")
-      }
-      self = kind
-    }
 
     /// Whether the user answers it in a dialog that takes the keyboard.
     public var isDialog: Bool { self == .choice || self == .form }

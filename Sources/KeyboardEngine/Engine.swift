@@ -232,6 +232,9 @@ public final class Engine {
     decoder.indicate(lock, on: on, down: keys.outputDown)
   }
 
+  /// The layout's group in force, from 0.
+  public var group: Int { decoder.group }
+
   /// Follows the desktop's keymap and group, as a session agent reports
   /// them. While the engine types, a group alone is the echo of its own
   /// switches and is left alone; another keymap waits until it is done.

@@ -33,6 +33,30 @@ public final class Inotify {
     watched = [:]
   }
 
+  /// Reads the events waiting and hands each to `body`: the path of the
+  /// watch and the name of the file in it ("" for the watched path itself).
+  public func readEvents(_ body: (_ watched: String, _ name: String) -> Void) {
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    while true {
+      let count = read(fd.rawValue, &buffer, buffer.count)
+      guard count > 0 else { return }
+      var offset = 0
+      let header = MemoryLayout<inotify_event>.size
+      while offset + header <= count {
+        let (descriptor, length) = buffer.withUnsafeBytes { bytes in
+          (
+            bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self),
+            Int(bytes.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+          )
+        }
+        let nameBytes = buffer[(offset + header)..<min(offset + header + length, count)]
+        let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+        if let path = watched[descriptor] { body(path, name) }
+        offset += header + length
+      }
+    }
+  }
+
   /// Reads and drops the events waiting: the caller only wants to know
   /// that something changed.
   public func drain() {

@@ -60,6 +60,9 @@ public final class LineConnection {
   /// socket to be writable.
   public var hasPendingOutput: Bool { pendingStart < pending.count }
 
+  /// How many bytes wait for ``flush()``.
+  public var pendingCount: Int { pending.count - pendingStart }
+
   /// Reads once, at most ``readSize`` bytes; false when nothing was there
   /// (EAGAIN). The lines it completed come from ``nextLine()``.
   @discardableResult

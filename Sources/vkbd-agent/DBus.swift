@@ -6,10 +6,54 @@ import Logging
 /// share: the GNOME and KDE bridge on the session bus, AT-SPI on the
 /// accessibility bus.
 enum DBus {
-  /// An argument of a call.
-  enum Argument {
+  /// An argument of a call or a reply, or a value in one: D-Bus's types
+  /// that the agent sends.
+  indirect enum Argument {
     case string(String)
     case int32(Int32)
+    case uint32(UInt32)
+    case byte(UInt8)
+    case bool(Bool)
+    case objectPath(String)
+    /// Elements of the signature `element` (`s`, `{sv}`, `v`…).
+    case array(_ element: String, [Argument])
+    /// A dictionary's entry (in an array of `{…}`): the signature of the
+    /// pair, its key and its value.
+    case entry(_ signature: String, Argument, Argument)
+    /// A value of the signature `contents`, in a variant.
+    case variant(_ contents: String, Argument)
+    /// A struct of the signature `contents` (without the parentheses).
+    case structure(_ contents: String, [Argument])
+
+    /// A property or hint of type `a{sv}`: a name and a variant.
+    static func property(_ name: String, _ contents: String, _ value: Argument) -> Argument {
+      .entry("sv", .string(name), .variant(contents, value))
+    }
+  }
+
+  /// Appends `argument` to `message`; false when sd-bus refused it.
+  static func append(_ argument: Argument, to message: OpaquePointer) -> Bool {
+    func basic<Value: BitwiseCopyable>(_ code: Unicode.Scalar, _ value: Value) -> Bool {
+      var value = value
+      return sd_bus_message_append_basic(message, type(code), &value) >= 0
+    }
+    func container(_ code: Unicode.Scalar, _ contents: String, _ items: [Argument]) -> Bool {
+      guard sd_bus_message_open_container(message, type(code), contents) >= 0 else { return false }
+      for item in items where !append(item, to: message) { return false }
+      return sd_bus_message_close_container(message) >= 0
+    }
+    switch argument {
+    case .string(let text): return text.withCString { sd_bus_message_append_basic(message, type("s"), $0) >= 0 }
+    case .objectPath(let path): return path.withCString { sd_bus_message_append_basic(message, type("o"), $0) >= 0 }
+    case .int32(let number): return basic("i", number)
+    case .uint32(let number): return basic("u", number)
+    case .byte(let number): return basic("y", number)
+    case .bool(let truth): return basic("b", Int32(truth ? 1 : 0))  // D-Bus booleans are a C int
+    case .array(let element, let items): return container("a", element, items)
+    case .entry(let signature, let key, let value): return container("e", signature, [key, value])
+    case .variant(let contents, let value): return container("v", contents, [value])
+    case .structure(let contents, let items): return container("r", contents, items)
+    }
   }
 
   /// Why a call gave nothing.
@@ -27,12 +71,8 @@ enum DBus {
     var status = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
     guard status >= 0, let message else { return .failure(CallError(description: Self.message(status))) }
     defer { sd_bus_message_unref(message) }
-    for argument in arguments {
-      switch argument {
-      case .string(let text): status = text.withCString { sd_bus_message_append_basic(message, Self.type("s"), $0) }
-      case .int32(var number): status = sd_bus_message_append_basic(message, Self.type("i"), &number)
-      }
-      guard status >= 0 else { return .failure(CallError(description: Self.message(status))) }
+    for argument in arguments where !append(argument, to: message) {
+      return .failure(CallError(description: "cannot append an argument"))
     }
     var error = sd_bus_error()
     defer { sd_bus_error_free(&error) }
@@ -44,6 +84,47 @@ enum DBus {
     defer { sd_bus_message_unref(reply) }
     guard let value = read(reply) else { return .failure(CallError(description: "an unexpected reply")) }
     return .success(value)
+  }
+
+  /// Calls a method without waiting (`sd_bus_call_async`): `done` gets the
+  /// reply, or the error (a timeout after `timeout` microseconds among
+  /// them), from the bus's processing on the loop.
+  static func callAsync(
+    _ bus: OpaquePointer?, _ destination: String, _ path: String, _ interface: String, _ member: String,
+    _ arguments: [Argument], timeout: UInt64, done: @escaping (Result<OpaquePointer, CallError>) -> Void
+  ) {
+    var message: OpaquePointer?
+    let status = sd_bus_message_new_method_call(bus, &message, destination, path, interface, member)
+    guard status >= 0, let message else { return done(.failure(CallError(description: Self.message(status)))) }
+    defer { sd_bus_message_unref(message) }
+    for argument in arguments where !append(argument, to: message) {
+      return done(.failure(CallError(description: "cannot append an argument")))
+    }
+    let box = Unmanaged.passRetained(ReplyHandler(done)).toOpaque()
+    let sent = sd_bus_call_async(bus, nil, message, Self.replied, box, timeout)
+    if sent < 0 {
+      Unmanaged<ReplyHandler>.fromOpaque(box).release()
+      done(.failure(CallError(description: Self.message(sent))))
+    }
+  }
+
+  /// What waits for an asynchronous call's reply.
+  private final class ReplyHandler {
+    let done: (Result<OpaquePointer, CallError>) -> Void
+    init(_ done: @escaping (Result<OpaquePointer, CallError>) -> Void) { self.done = done }
+  }
+
+  private static let replied: sd_bus_message_handler_t = { reply, context, error in
+    guard let context else { return 0 }
+    let handler = Unmanaged<ReplyHandler>.fromOpaque(context).takeRetainedValue()
+    if let reply, let failure = sd_bus_message_get_error(reply), sd_bus_error_is_set(failure) != 0 {
+      handler.done(.failure(CallError(description: failure.pointee.message.map { String(cString: $0) } ?? "failed")))
+    } else if let reply {
+      handler.done(.success(reply))
+    } else {
+      handler.done(.failure(CallError(description: "no reply")))
+    }
+    return 0
   }
 
   /// ``call(_:_:_:_:_:_:timeout:reading:)``, nil on an error, which is
@@ -95,12 +176,19 @@ enum DBus {
     return sd_bus_message_read_basic(message, type("b"), &value) > 0 ? value != 0 : nil
   }
 
-  static func readUInt32Array(_ message: OpaquePointer) -> [UInt32]? {
+  static func readUInt32Array(_ message: OpaquePointer) -> [UInt32]? { readArray(message, "u") }
+
+  static func readInt32Array(_ message: OpaquePointer) -> [Int32]? { readArray(message, "i") }
+
+  /// An array of a fixed-size basic type (`sd_bus_message_read_array`).
+  private static func readArray<Element>(_ message: OpaquePointer, _ code: Unicode.Scalar) -> [Element]? {
     var data: UnsafeRawPointer?
     var size = 0
-    guard sd_bus_message_read_array(message, type("u"), &data, &size) >= 0 else { return nil }
+    guard sd_bus_message_read_array(message, type(code), &data, &size) >= 0 else { return nil }
     guard let data else { return [] }
-    return Array(UnsafeBufferPointer(start: data.assumingMemoryBound(to: UInt32.self), count: size / 4))
+    return Array(
+      UnsafeBufferPointer(
+        start: data.assumingMemoryBound(to: Element.self), count: size / MemoryLayout<Element>.stride))
   }
 
   /// A property's value: a variant of `contents` (`b`, `i`), read by `read`.

@@ -39,6 +39,15 @@ final class DaemonLink: Reconnecting {
   private var learnedWords: [String]?
   /// Takes a word the daemon says the user just taught.
   var onWordLearned: (String) -> Void = { _ in }
+  /// Takes each of the daemon's events (while it counts this agent).
+  var onEvent: (DaemonEvent) -> Void = { _ in }
+  /// Takes the daemon's word on this agent, and whether it is the first
+  /// since connecting.
+  var onStanding: (_ standing: SessionStanding, _ first: Bool) -> Void = { _, _ in }
+  /// Hears that the connection to the daemon is gone.
+  var onLost: () -> Void = {}
+  /// Whether the daemon's word on this agent came since connecting.
+  private var heardStanding = false
   /// The dialogs started for the daemon's requests that have not yet
   /// taken the keyboard, with the window that had the focus when each
   /// started: another window taking it is the dialog's.
@@ -67,6 +76,7 @@ final class DaemonLink: Reconnecting {
     reader.on(PickerShow.self) { [unowned self] view, _ in self.picker?.show(view) }
     reader.on(PickerHide.self) { [unowned self] _, _ in self.picker?.hide() }
     reader.on(WordLearned.self) { [unowned self] learned, _ in onWordLearned(learned.word) }
+    reader.on(DaemonEvent.self) { [unowned self] event, _ in onEvent(event) }
   }
 
   var pollFD: Int32? { connection?.fd.rawValue }
@@ -87,6 +97,7 @@ final class DaemonLink: Reconnecting {
       return
     }
     onDescriptorChange()
+    heardStanding = false
     lastFailure = nil
     logger.info("connected to the daemon", metadata: ["socket": "\(path)"])
     send(Hello(agent: VKBDVersion.current, source: source, picker: picker != nil, fields: fields))
@@ -175,8 +186,15 @@ final class DaemonLink: Reconnecting {
     }
   }
 
+  /// Asks the daemon to do what the user chose (the status icon's menu).
+  func command(_ command: DaemonCommand.Command) {
+    if isActive { send(DaemonCommand(command)) }
+  }
+
   private func take(_ standing: SessionStanding) {
     isActive = standing.active
+    onStanding(standing, !heardStanding)
+    heardStanding = true
     if !isActive { picker?.hide() }
     logger.info(
       isActive ? "the daemon counts this session's reports" : "the daemon ignores this agent: not the active session")
@@ -223,6 +241,7 @@ final class DaemonLink: Reconnecting {
     isActive = false
     // The daemon gave the keys back to the application when it lost this agent.
     picker?.hide()
+    onLost()
     failed("\(why); reconnecting")
   }
 

@@ -148,6 +148,7 @@ struct VKBDAgent: ParsableCommand {
     let learnedWords = LearnedWordsKeeper(loop: agent.loop, logger: logger)
     learnedWords.onWords = { words in daemon.report(learnedWords: words) }
     daemon.onWordLearned = { word in learnedWords.learn(word) }
+    if !print { showDaemon(daemon, picker: picker != nil, agent: agent, logger: logger) }
     if !print {
       agent.add(daemon)
       agent.add(userSnippets)
@@ -158,6 +159,38 @@ struct VKBDAgent: ParsableCommand {
     }
     try focusSource.start()
     try agent.run()
+  }
+
+  /// Shows the daemon to the user: notifications of what they should know
+  /// (a pause, a config that did not load, a snippet not typed, a session
+  /// the daemon does not follow) and the status icon. Both need the
+  /// session bus; without one the agent does its other work.
+  private func showDaemon(_ daemon: DaemonLink, picker: Bool, agent: AgentLoop, logger: Logger) {
+    let bus: SessionBus
+    do {
+      bus = try SessionBus(loop: agent.loop)
+    } catch {
+      logger.notice("no notifications and no status icon: \(error.message)")
+      return
+    }
+    let notifier = Notifier(bus: bus, loop: agent.loop, logger: logger)
+    let icon = StatusIcon(bus: bus, hasPicker: picker, loop: agent.loop, logger: logger)
+    icon.onCommand = { [unowned daemon] command in daemon.command(command) }
+    daemon.onEvent = { event in
+      icon.show(event)
+      if let notice = Notice.about(event) { notifier.show(notice) }
+    }
+    daemon.onStanding = { standing, first in
+      notifier.isEnabled = standing.notifications ?? true
+      if standing.active {
+        notifier.withdraw(.session)
+      } else {
+        icon.hide()
+        if first { notifier.show(.inactiveSession) }
+      }
+    }
+    daemon.onLost = { icon.hide() }
+    agent.add(bus)
   }
 
   /// The source `--source` names, or the first the session offers, and

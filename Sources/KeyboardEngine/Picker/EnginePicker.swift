@@ -62,6 +62,15 @@ extension Engine {
     return true
   }
 
+  /// Opens the picker on every snippet, as its shortcut does (for the
+  /// status icon's menu); false when it cannot now: paused, off, open
+  /// already, typing, or nobody can show it.
+  public func openPicker(into output: inout KeyOutput) -> Bool {
+    settle()
+    guard picker == nil, !isPaused, configuration.enabled, !isBusy else { return false }
+    return openPicker(scope: nil, trigger: nil, into: &output)
+  }
+
   /// A press or repeat while the picker is open: it is the picker's, and so
   /// is its release.
   @inline(never)

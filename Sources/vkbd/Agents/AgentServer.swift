@@ -64,6 +64,14 @@ final class AgentServer {
   private var pickerShownBy: UInt64?
   /// Hears that the agent showing the picker went away or no longer counts.
   var onPickerLost: () -> Void = {}
+  /// Hears an agent connect (after its hello) or go: its uid.
+  var onConnection: (_ uid: uid_t, _ connected: Bool) -> Void = { _, _ in }
+  /// Takes what the user asked through an agent that counts (its status icon).
+  var onCommand: (DaemonCommand.Command) -> Void = { _ in }
+  /// The state now, which an agent hears when its reports start to count.
+  var currentState: () -> DaemonEvent? = { nil }
+  /// Whether the agents show notifications (`notifications` in the config).
+  private(set) var notifications = true
   /// The messages agents send, and what each does.
   private lazy var reader = makeReader()
   /// The reports of the read being handled.
@@ -112,6 +120,35 @@ final class AgentServer {
     for (token, connection) in connections { loop.unwatch(connection.link.fd, token: token) }
   }
 
+  /// The agents connected.
+  var count: Int { connections.count }
+  /// Whether an agent that counts is connected.
+  var hasActive: Bool { connections.values.contains { $0.active } }
+
+  /// Sends `event` to each agent that counts and said hello.
+  func announce(_ event: DaemonEvent) {
+    let line = event.encoded()
+    for (agent, connection) in connections where connection.active && connection.source != nil {
+      send(line, to: agent)
+    }
+  }
+
+  /// Turns the agents' notifications on or off, and tells them.
+  func setNotifications(_ on: Bool) {
+    guard on != notifications else { return }
+    notifications = on
+    for (agent, connection) in connections { tell(agent, standing(connection.active)) }
+  }
+
+  private func standing(_ active: Bool) -> SessionStanding {
+    SessionStanding(active: active, notifications: notifications)
+  }
+
+  /// Tells an agent whose reports count the state now.
+  private func tellState(_ agent: UInt64) {
+    if let state = currentState() { tell(agent, state) }
+  }
+
   /// Sets whose reports count, and tells each agent whose standing
   /// changed; an agent that becomes active reports its focus again.
   func setActiveUsers(_ users: [uid_t]) {
@@ -119,7 +156,8 @@ final class AgentServer {
     for (agent, connection) in connections where users.contains(connection.uid) != connection.active {
       connections[agent]?.active.toggle()
       connections[agent]?.loggedIgnoring = false
-      tell(agent, SessionStanding(active: !connection.active))
+      tell(agent, standing(!connection.active))
+      if !connection.active && connection.source != nil { tellState(agent) }
       if connection.active && agent == reporting { stopReporting() }
       if connection.active && agent == pickerShownBy { losePicker() }
       if connection.active { dropUserData(of: agent) } else { useUserData(of: agent) }
@@ -150,7 +188,7 @@ final class AgentServer {
       }
       let active = activeUsers.contains(peer.uid)
       connections[agent] = Connection(link: link, uid: peer.uid, pid: peer.pid, active: active)
-      tell(agent, SessionStanding(active: active))
+      tell(agent, standing(active))
     }
   }
 
@@ -202,6 +240,9 @@ final class AgentServer {
   private func makeReader() -> MessageReader<UInt64> {
     var reader = MessageReader<UInt64>()
     reader.on(Hello.self) { [unowned self] hello, agent in self.hello(agent, hello) }
+    reader.on(DaemonCommand.self) { [unowned self] command, agent in
+      if connections[agent]?.active == true { onCommand(command.command) }
+    }
     reader.on(FocusReport.self) { [unowned self] report, _ in latest.focus = report }
     reader.on(FieldReport.self) { [unowned self] report, _ in latest.field = report }
     reader.on(LayoutReport.self) { [unowned self] report, _ in latest.layout = report }
@@ -264,6 +305,8 @@ final class AgentServer {
         "uid": "\(connection.uid)", "pid": "\(connection.pid)", "source": "\(hello.source)", "agent": "\(hello.agent)",
         "fields": "\(hello.fields ?? "none")", "active": "\(connection.active)",
       ])
+    if connection.active { tellState(agent) }
+    onConnection(connection.uid, true)
   }
 
   private func take(_ reports: Reports, from agent: UInt64) {
@@ -413,6 +456,7 @@ final class AgentServer {
     guard let connection = connections.removeValue(forKey: agent) else { return }
     loop.unwatch(connection.link.fd, token: agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
+    if connection.source != nil { onConnection(connection.uid, false) }
     if agent == reporting { stopReporting() }
     if agent == pickerShownBy { losePicker() }
     dropUserData(of: agent)

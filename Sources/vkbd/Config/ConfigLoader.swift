@@ -15,6 +15,7 @@ enum ConfigLoader {
     "backspace", "layout", "unicode_input", "newline", "undo_backspace", "expansion", "snippets", "matches",
     "devices", "toggle_key", "control_socket", "control_group", "apps", "session_users", "agent_socket",
     "clipboard_threshold", "picker", "autocorrect", "smart_punctuation", "autocorrect_languages",
+    "notifications",
   ]
   static let backspaceKeys = [
     "accelerate", "repeat_delay_ms", "repeat_interval_ms", "words_after", "word_interval_ms",
@@ -194,6 +195,8 @@ enum ConfigLoader {
         } else {
           reader.report("\(key) must be an absolute path shorter than 108 bytes", at: value)
         }
+      case "notifications":
+        if let on = reader.bool(value, key: key) { configuration.notifications = on }
       case "control_group":
         guard let name = reader.string(value, key: key) else { break }
         if name.isEmpty {

@@ -31,6 +31,9 @@ struct Configuration {
   var controlGroup: String?
   /// The agent socket's path.
   var agentSocket = AgentProtocol.defaultSocket
+  /// Whether the active user's agent shows notifications (a pause, a
+  /// reload that failed, a snippet not typed).
+  var notifications = true
   /// The app rules, the config's then the built-in ones.
   var apps = AppRules(user: [])
   /// Whose agents count where logind does not run.
@@ -97,6 +100,9 @@ struct Configuration {
     #     title: "Gmail"         # searched in the window title
     #     autocapitalize: false
     apps: []
+    # The session agent's notifications: a pause, a reload that failed, a
+    # snippet that could not be typed.
+    notifications: true
     # Where logind does not run: the users whose agent may report.
     session_users: []
     # The socket the agents connect to.

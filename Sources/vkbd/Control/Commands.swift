@@ -215,13 +215,20 @@ enum Report {
   static func status(_ status: StatusReport) -> String {
     """
     vkbd \(status.version) is \(status.state) (pid \(status.pid), up \(duration(status.uptimeSeconds)))
-    config    \(status.config) (loaded \(status.configLoaded))
+    config    \(status.config) (loaded \(status.configLoaded))\(reloadFailure(status.reloadProblems))
     layout    \(status.layout)\(status.layoutOrigin.map { ", from \($0)" } ?? "")
     devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
     snippets  \(status.snippets)\(status.searchIndexBytes.map { ", search index \(mebibytes($0))" } ?? "")\
     \(status.autocorrect.map { "\nspelling  \($0)" } ?? "")
 
     """ + (status.focus.map(focus) ?? "")
+  }
+
+  /// The lines of a reload that failed, under the config's.
+  static func reloadFailure(_ problems: [String]?) -> String {
+    guard let problems, !problems.isEmpty else { return "" }
+    return "\n          the last reload failed; this config keeps running:"
+      + problems.map { "\n            \($0)" }.joined()
   }
 
   /// The focus lines of `vkbd status`: the app, the rule, the agents.

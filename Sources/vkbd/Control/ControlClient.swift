@@ -1,6 +1,8 @@
+import AgentProtocol
 import ArgumentParser
 import Glibc
 import LinuxSystem
+import SystemPackage
 
 /// The options every command that talks to the daemon takes.
 struct ClientOptions: ParsableArguments {
@@ -15,20 +17,25 @@ struct ClientOptions: ParsableArguments {
     do {
       return try ControlClient.ask(request, socket: socket)
     } catch {
-      switch error {
-      case .notRunning:
-        printError("the daemon is not running (nothing listens on \(socket))")
-        throw SysExit.unavailable
-      case .socketForbidden:
-        printError("permission denied: \(socket) is for root and control_group")
-        throw SysExit.noPermission
-      case .refused:
-        printError("permission denied: the daemon admits root and control_group only")
-        throw SysExit.noPermission
-      case .failed(let failure):
-        printError(failure.description)
-        throw SysExit.unavailable
-      }
+      throw failure(error)
+    }
+  }
+
+  /// Prints why the daemon gave no answer; returns the exit status.
+  func failure(_ error: ControlClient.Unanswered) -> ExitCode {
+    switch error {
+    case .notRunning:
+      printError("the daemon is not running (nothing listens on \(socket))")
+      return SysExit.unavailable
+    case .socketForbidden:
+      printError("permission denied: \(socket) is for root and control_group")
+      return SysExit.noPermission
+    case .refused:
+      printError("permission denied: the daemon admits root and control_group only")
+      return SysExit.noPermission
+    case .failed(let failure):
+      printError(failure.description)
+      return SysExit.unavailable
     }
   }
 }
@@ -52,14 +59,52 @@ enum ControlClient {
     do {
       reply = try exchange(request, socket: path)
     } catch {
-      switch error.errno {
-      case .noSuchFileOrDirectory, .connectionRefused: throw .notRunning
-      case .permissionDenied, .notPermitted: throw .socketForbidden
-      default: throw .failed(error)
-      }
+      throw unanswered(error)
     }
     if !reply.ok && reply.error == "permission denied" { throw .refused }
     return reply
+  }
+
+  /// Asks for the daemon's events and hands each to `body` until the
+  /// daemon closes the connection.
+  static func listen(socket path: String, _ body: (DaemonEvent) -> Void) throws(Unanswered) {
+    let fd: FileDescriptor
+    do {
+      fd = try UnixSocket.connect(to: path)
+    } catch {
+      throw unanswered(error)
+    }
+    let connection = LineConnection(
+      fd, maximumLine: ControlServer.maximumListenerBacklog, maximumPending: ControlProtocol.maximumRequest)
+    try? connection.send(ControlProtocol.encode(ControlRequest(command: .listen)))
+    var refusal: ControlReply?
+    do throws(LineConnection.End) {
+      while refusal == nil {
+        while let line = try connection.nextLine() {
+          if let event = ControlProtocol.decode(DaemonEvent.self, from: line) {
+            body(event)
+          } else if let reply = ControlProtocol.decode(ControlReply.self, from: line), !reply.ok {
+            refusal = reply
+            break
+          }
+        }
+        if refusal == nil { try connection.read() }
+      }
+    } catch .failed(let error) {
+      throw .failed(error)
+    } catch {}  // the daemon closed the connection
+    if let refusal {
+      throw refusal.error == "permission denied"
+        ? .refused : .failed(SystemError("listen", refusal.error ?? "refused", errno: .protocolError))
+    }
+  }
+
+  private static func unanswered(_ error: SystemError) -> Unanswered {
+    switch error.errno {
+    case .noSuchFileOrDirectory, .connectionRefused: .notRunning
+    case .permissionDenied, .notPermitted: .socketForbidden
+    default: .failed(error)
+    }
   }
 
   /// The longest the client waits for the daemon.

@@ -32,6 +32,8 @@ struct ControlRequest: Codable, Equatable {
     case status, pause, resume, toggle, reload, devices, stats
     case releaseAll = "release-all"
     case snippets, expand, apps, search
+    /// Stay connected and get each event as a line (``DaemonEvent``).
+    case listen
   }
 
   var version = ControlProtocol.version
@@ -72,6 +74,9 @@ struct StatusReport: Codable, Equatable {
   var config: String
   /// When the config was loaded, ISO 8601 UTC.
   var configLoaded: String
+  /// What the last reload found wrong, while the config before it runs
+  /// (absent: the last reload, if any, succeeded).
+  var reloadProblems: [String]? = nil
   var layout: String
   /// Where the layout comes from: `config`, `desktop (SOURCE), group N`,
   /// or `the system (FILES)`.

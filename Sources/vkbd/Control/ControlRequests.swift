@@ -9,11 +9,14 @@ extension Daemon {
     switch request.command {
     case .status: reply.status = status()
     case .pause, .resume, .toggle:
-      engine.isPaused = request.command == .toggle ? !engine.isPaused : request.command == .pause
-      logger.info("\(engine.isPaused ? "paused" : "resumed") by vkbd \(request.command.rawValue)")
+      setPaused(
+        request.command == .toggle ? !engine.isPaused : request.command == .pause,
+        by: "vkbd \(request.command.rawValue)")
       reply.status = status()
+    case .listen:
+      return .failure("listen is answered by the control socket itself")  // ControlServer takes it first
     case .reload:
-      let problems = reload()
+      let problems = reload(by: "vkbd reload")
       if !problems.isEmpty {
         return .failure("the config has problems; the previous one keeps running", problems: problems)
       }
@@ -61,6 +64,7 @@ extension Daemon {
     return StatusReport(
       state: engine.isPaused ? "paused" : "running", config: configuration.source,
       configLoaded: String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self),
+      reloadProblems: reloadProblems.isEmpty ? nil : reloadProblems,
       layout: engine.layout.names.description, layoutOrigin: layoutOrigin,
       devicesGrabbed: devices.grabbed.count,
       snippets: engine.snippets.snippets.count, searchIndexBytes: engine.searchIndexBytes,

@@ -1,3 +1,4 @@
+import AgentProtocol
 import Glibc
 import LinuxSystem
 import Logging
@@ -9,8 +10,13 @@ import SystemPackage
 /// ``ControlProtocol/maximumRequest`` bytes, ``maximumClients`` at once, each
 /// done within ``clientTimeout`` or dropped; end of file closes the client
 /// (never read again), so nothing a client does can stall or spin the loop.
+/// A `listen` request makes the client a listener instead: it stays, with
+/// no timeout, and gets each event as a line (``announce(_:)``) until it
+/// hangs up or falls ``maximumListenerBacklog`` bytes behind.
 final class ControlServer {
   static let maximumClients = 64
+  /// What may wait to be written to a listener that does not read.
+  static let maximumListenerBacklog = 1 << 20
   /// How long a client has for its request and our reply, in microseconds.
   let clientTimeout: Int64
 
@@ -23,12 +29,18 @@ final class ControlServer {
   private var clients: [UInt64: Client] = [:]
   /// Answers a request; set by the daemon.
   var respond: (ControlRequest) -> ControlReply = { _ in .failure("not ready") }
+  /// The state now, which a new listener gets first; set by the daemon.
+  var currentState: () -> DaemonEvent? = { nil }
 
   private struct Client {
     let connection: LineConnection
     let timer: ScheduledTimer
     var refused: Bool
+    var listens = false
   }
+
+  /// Whether a `vkbd listen` is connected.
+  var hasListeners: Bool { clients.values.contains(where: \.listens) }
 
   /// Creates the socket (and its directory) with mode 0600, or 0660 and the
   /// group `groupName` when given, and watches it on `loop`; each turn
@@ -107,6 +119,10 @@ final class ControlServer {
     guard let client = clients[token], budget.take() else { return }
     let connection = client.connection
     do throws(LineConnection.End) {
+      if client.listens {
+        try listen(token, connection)
+        return
+      }
       if connection.hasPendingOutput {
         try connection.flush()
       } else {
@@ -114,6 +130,12 @@ final class ControlServer {
         let reply: ControlReply
         do throws(LineConnection.End) {
           guard let line = try connection.nextLine() else { return }
+          if !client.refused, let request = ControlProtocol.decode(ControlRequest.self, from: line),
+            request.command == .listen, request.version == ControlProtocol.version
+          {
+            startListening(token)
+            return
+          }
           reply = self.reply(to: line, refused: client.refused)
         } catch .lineTooLong {
           reply = .failure("request too large (the limit is \(ControlProtocol.maximumRequest) bytes)")
@@ -139,6 +161,45 @@ final class ControlServer {
       return .failure("protocol version \(request.version) is not spoken here (\(ControlProtocol.version) is)")
     }
     return respond(request)
+  }
+
+  /// Makes the client a listener: no timeout, the state first.
+  private func startListening(_ token: UInt64) {
+    guard let client = clients[token] else { return }
+    loop.cancel(client.timer)
+    clients[token]?.listens = true
+    if let state = currentState() { send(ControlProtocol.encode(state), to: token) }
+  }
+
+  /// A listener's fd is ready: what it sends is read and dropped, what
+  /// waits for it is written; end of file ends it.
+  private func listen(_ token: UInt64, _ connection: LineConnection) throws(LineConnection.End) {
+    if connection.hasPendingOutput { try connection.flush() }
+    if try connection.read() {  // once a turn, like any client
+      while try connection.nextLine() != nil {}
+    }
+    try? loop.change(connection.fd, token: token, to: connection.hasPendingOutput ? [.readable, .writable] : .readable)
+  }
+
+  /// Sends `event` to every listener, as one JSON line.
+  func announce(_ event: DaemonEvent) {
+    let line = ControlProtocol.encode(event)
+    for (token, client) in clients where client.listens { send(line, to: token) }
+  }
+
+  private func send(_ line: [UInt8], to token: UInt64) {
+    guard let connection = clients[token]?.connection else { return }
+    do {
+      guard connection.pendingCount + line.count <= Self.maximumListenerBacklog else {
+        logger.info("control socket: a listener fell \(Self.maximumListenerBacklog) bytes behind; dropped")
+        drop(token)
+        return
+      }
+      try connection.send(line)
+      if connection.hasPendingOutput { try? loop.change(connection.fd, token: token, to: [.readable, .writable]) }
+    } catch {
+      drop(token)
+    }
   }
 
   private func drop(_ token: UInt64) {

@@ -8,9 +8,15 @@ import LinuxSystem
 /// app rule in force.
 extension Daemon {
   /// Lets `engine` ask the active user's agent for the snippet variables
-  /// only the session can work out (the daemon runs no program), and show
-  /// the picker (DESIGN 8).
+  /// only the session can work out (the daemon runs no program), show
+  /// the picker (DESIGN 8), and tell of a snippet it could not type.
   func askSession(from engine: Engine) {
+    engine.onNotice = { [unowned self] notice in
+      logger.warning("\(notice)")
+      var failed = event(.snippetFailed)
+      failed.reason = notice.description
+      announce(failed)
+    }
     engine.onSessionCall = { [unowned self] request in agents?.ask(VariableRequest(request)) ?? false }
     engine.onPicker = { [unowned self] view in agents?.showPicker(view.map(PickerShow.init)) ?? false }
   }
@@ -40,6 +46,21 @@ extension Daemon {
       flush(sourceTime: nil)
     }
     agents.onPickerLost = { [unowned self] in closePicker() }
+    agents.currentState = { [unowned self] in event(.state) }
+    agents.onConnection = { [unowned self] uid, connected in
+      var change = event(connected ? .agentConnected : .agentDisconnected)
+      change.uid = UInt32(uid)
+      announce(change)
+    }
+    agents.onCommand = { [unowned self] command in
+      switch command {
+      case .pause, .resume: setPaused(command == .pause, by: DaemonEvent.statusIcon)
+      case .reload: _ = reload(by: DaemonEvent.statusIcon)
+      case .picker:
+        if engine.openPicker(into: &output) { flush(sourceTime: nil) }
+      }
+    }
+    agents.setNotifications(configuration.notifications)
     agents.onDialogShown = { [unowned self] id in
       engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)

@@ -1,3 +1,4 @@
+import AgentProtocol
 import CEvdev
 import CLinuxSystem
 import Glibc
@@ -56,11 +57,17 @@ final class Daemon {
   var sleepWatch = SleepWatch()
   let startTime = monotonicMicroseconds()
   var configLoaded = time(nil)
+  /// What the last reload found wrong, until one succeeds (`vkbd status`).
+  var reloadProblems: [String] = []
   /// The deadline the timerfd is armed for.
   private var armedDeadline: Instant?
   /// An engine made (a reload, the user's snippets) while the one in use
   /// was busy: installed once it is done.
   private var waitingEngine: Engine?
+  /// What `vkbd listen` and the agents last heard.
+  var announced = AnnouncedState()
+  /// The config and the match files it names, watched for changes.
+  var configWatch: ConfigWatch?
 
   /// How many socket clients (control clients and agents) one loop turn
   /// serves at most: the others wait for the next turn, after the keys that
@@ -95,6 +102,7 @@ final class Daemon {
       logger: logger)
     self.control = control
     control.respond = { [unowned self] request in respond(to: request) }
+    control.currentState = { [unowned self] in event(.state) }
     try loop.watch(devices.udev.fd) { [unowned self] _ in udevChanged() }
     try loop.watch(timer.fd) { [unowned self] _ in timerFired() }
     try loop.watch(signals.fd) { [unowned self] _ in signalsCame() }
@@ -105,6 +113,8 @@ final class Daemon {
     askSession(from: engine)
     shareSpelling(with: engine)
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
+    watchConfig()
+    remember()
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
     logger.info(
@@ -166,6 +176,7 @@ final class Daemon {
         loop.dispatch(at: index)
       }
       if let waitingEngine, !engine.isBusy { install(waitingEngine) }
+      announceChanges()
       let deadline = engine.nextDeadline
       if deadline != armedDeadline {  // a syscall only when the deadline moved
         timer.arm(at: deadline?.microseconds)
@@ -195,7 +206,7 @@ final class Daemon {
   private func signalsCame() {
     while let signal = signals.next() {
       switch signal {
-      case SIGHUP: _ = reload()
+      case SIGHUP: _ = reload(by: "SIGHUP")
       default:
         logger.info("signal \(signal): releasing every key and exiting")
         shutDown(status: 0)
@@ -317,9 +328,10 @@ final class Daemon {
 
   // MARK: - Reload and exit
 
-  /// SIGHUP or `vkbd reload`: reads the config again; on any problem the
-  /// old one keeps running. Returns the problems.
-  func reload() -> [String] {
+  /// SIGHUP, `vkbd reload` or a change of the files (`cause` says which):
+  /// reads the config again; on any problem the old one keeps running.
+  /// Returns the problems, which are announced too.
+  func reload(by cause: String) -> [String] {
     let fresh: Configuration
     let newEngine: Engine
     do {
@@ -329,11 +341,9 @@ final class Daemon {
       newEngine = try Self.makeEngine(fresh, userSnippets: userSnippets, search: userSearch, logger: logger)
     } catch let errors as ConfigErrors {
       for problem in errors.problems { logger.error("reload: \(problem)") }
-      logger.error("reload failed: the previous configuration keeps running")
-      return errors.problems.map(\.description)
+      return reloadFailed(errors.problems.map(\.description), by: cause)
     } catch {
-      logger.error("reload failed: \(error); the previous configuration keeps running")
-      return ["\(error)"]
+      return reloadFailed(["\(error)"], by: cause)
     }
     for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }
     for warning in fresh.warnings { logger.warning("reload: \(warning)") }
@@ -347,11 +357,26 @@ final class Daemon {
       for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     }
     if usersChanged { seatChanged() }
+    agents?.setNotifications(fresh.notifications)
     loadDictionaries()  // the languages may have changed
     configLoaded = time(nil)
+    reloadProblems = []
+    watchConfig()  // the files named may have changed
     _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
-    logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)"])
+    logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)", "by": "\(cause)"])
+    announce(event(.reloaded, by: cause))
     return []
+  }
+
+  /// Logs and announces a reload that failed; the previous configuration
+  /// keeps running. Returns the problems.
+  func reloadFailed(_ problems: [String], by cause: String) -> [String] {
+    logger.error("reload failed: the previous configuration keeps running", metadata: ["by": "\(cause)"])
+    reloadProblems = problems
+    var failed = event(.reloadFailed, by: cause)
+    failed.problems = Array(problems.prefix(DaemonEvent.maximumProblems))
+    announce(failed)
+    return problems
   }
 
   /// Hands over to `newEngine`: nothing stays held from the old engine,

@@ -1,0 +1,57 @@
+import CSystemd
+import Glibc
+import LinuxSystem
+
+/// The agent's own connection to the session bus, for what it sends the
+/// desktop: notifications and the status icon. It never waits: calls are
+/// asynchronous and sd-bus's work is done on the loop, including its
+/// timeouts (a loop timer at sd-bus's next deadline).
+final class SessionBus: Pollable {
+  let bus: OpaquePointer
+  private let loop: EventLoop
+  private var timer: ScheduledTimer?
+  private var timerDeadline: UInt64 = .max
+
+  /// Connects to the session bus (`sd_bus_open_user`); throws when there
+  /// is none.
+  init(loop: EventLoop) throws(AgentExit) {
+    var bus: OpaquePointer?
+    let status = sd_bus_open_user(&bus)
+    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(DBus.message(status))") }
+    self.bus = bus
+    self.loop = loop
+  }
+
+  deinit {
+    if let timer { loop.cancel(timer) }
+    sd_bus_flush_close_unref(bus)
+  }
+
+  var pollFD: Int32? { sd_bus_get_fd(bus) }
+
+  /// Handles what sd-bus already read, sends what is pending, and arms a
+  /// timer for sd-bus's next deadline.
+  func beforeWait() {
+    while sd_bus_process(bus, nil) > 0 {}
+    _ = sd_bus_flush(bus)
+    var deadline: UInt64 = .max
+    guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != timerDeadline else { return }
+    if let timer { loop.cancel(timer) }
+    timer = nil
+    timerDeadline = deadline
+    guard deadline != .max else { return }
+    timer = loop.schedule(at: Int64(clamping: deadline)) { [unowned self] in
+      timer = nil
+      timerDeadline = .max
+      while sd_bus_process(bus, nil) > 0 {}
+    }
+  }
+
+  func readable() throws(AgentExit) {
+    while true {
+      let status = sd_bus_process(bus, nil)
+      if status == 0 { return }
+      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
+    }
+  }
+}
