@@ -32,13 +32,15 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev libpcre2-dev xkb-data libx11-data mandoc systemd \
 	libsystemd-dev libwayland-dev libxcb1-dev libxcb-xkb-dev libpango1.0-dev libcairo2-dev \
 	dbus xvfb x11-xkb-utils at-spi2-core python3-gi gir1.2-gtk-3.0 nodejs wl-clipboard \
-	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru scowl hunspell codespell
+	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru scowl hunspell codespell \
+	libcurl4-openssl-dev libarchive-dev nettle-dev
 # The session agent's helpers: the clipboard on Wayland and X11, dialogs.
 AGENT_PACKAGES := wl-clipboard xclip zenity
 RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-data libx11-data libsystemd0 libwayland-client0 \
-	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us $(AGENT_PACKAGES)
+	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us libcurl4 libarchive13 libnettle8 \
+	$(AGENT_PACKAGES)
 
-.PHONY: all release completions desktop desktop-test run check unit-tests quality install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all release completions desktop desktop-test run check unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -87,7 +89,7 @@ run: run-deps release
 	.build/release/vkbd run
 
 # Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
-check: build-deps unit-tests quality install-test package-test fuzz-quick desktop-test vm-tests
+check: build-deps unit-tests quality hub-test install-test package-test fuzz-quick desktop-test vm-tests
 
 unit-tests: build-deps
 	$(SWIFT) build --build-tests
@@ -100,6 +102,13 @@ quality: build-deps
 	$(SWIFT) build --product vkbd
 	/usr/bin/python3 Benchmarks/quality.py .build/debug/vkbd --sample 2000 --minimum-exact 75 \
 		--maximum-changed 0.1 --maximum-technical 1
+
+# `vkbd package` against a hub in espanso's format on 127.0.0.1: real hub
+# packages, and every bad input (Tests/Hub/test_hub.py).
+hub-test: build-deps
+	$(SWIFT) build --product vkbd-fetch
+	$(SWIFT) build --product vkbd
+	/usr/bin/python3 Tests/Hub/test_hub.py .build/debug/vkbd
 
 # The real desktops, headless on this machine (Tests/Desktop): GNOME Shell
 # with the extension in the form the installed shell loads (the snippet
@@ -175,6 +184,7 @@ bench: build-deps
 install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 	install -D -m 0755 .build/$(CONFIGURATION)/vkbd $(DESTDIR)$(BINDIR)/vkbd
 	install -D -m 0755 .build/$(CONFIGURATION)/vkbd-agent $(DESTDIR)$(BINDIR)/vkbd-agent
+	install -D -m 0755 .build/$(CONFIGURATION)/vkbd-fetch $(DESTDIR)$(PREFIX)/lib/vkbd/vkbd-fetch
 	install -D -m 0644 man/vkbd.8 $(DESTDIR)$(MANDIR)/man8/vkbd.8
 	install -D -m 0644 man/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5
 	install -D -m 0644 man/vkbd-agent.1 $(DESTDIR)$(MANDIR)/man1/vkbd-agent.1
@@ -204,7 +214,8 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 	done
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/vkbd $(DESTDIR)$(BINDIR)/vkbd-agent $(DESTDIR)$(MANDIR)/man8/vkbd.8 \
+	rm -f $(DESTDIR)$(BINDIR)/vkbd $(DESTDIR)$(BINDIR)/vkbd-agent $(DESTDIR)$(PREFIX)/lib/vkbd/vkbd-fetch \
+		$(DESTDIR)$(MANDIR)/man8/vkbd.8 \
 		$(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man1/vkbd-agent.1 \
 		$(DESTDIR)$(UDEVRULESDIR)/70-vkbd.rules $(DESTDIR)$(LIBINPUTQUIRKSDIR)/50-vkbd.quirks \
 		$(DESTDIR)$(SYSTEMDUNITDIR)/vkbd.service $(DESTDIR)$(SYSTEMDUSERUNITDIR)/vkbd-agent.service \
@@ -216,7 +227,7 @@ uninstall:
 		rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program \
 			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish; \
 	done
-	-rmdir $(DESTDIR)$(DATADIR)/vkbd/kwin $(DESTDIR)$(DATADIR)/vkbd \
+	-rmdir $(DESTDIR)$(DATADIR)/vkbd/kwin $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(PREFIX)/lib/vkbd \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)
 
 # End-to-end latency and expansion throughput against a C floor and peers

@@ -28,6 +28,7 @@ let package = Package(
   products: [
     .executable(name: "vkbd", targets: ["vkbd"]),
     .executable(name: "vkbd-agent", targets: ["vkbd-agent"]),
+    .executable(name: "vkbd-fetch", targets: ["vkbd-fetch"]),
     .library(name: "KeyboardEngine", targets: ["KeyboardEngine"]),
   ],
   dependencies: [
@@ -72,6 +73,11 @@ let package = Package(
       name: "CHunspell",
       pkgConfig: "hunspell",
       providers: [.apt(["libhunspell-dev"])]
+    ),
+    // libcurl, libarchive and nettle, for vkbd-fetch only: hub packages.
+    .systemLibrary(
+      name: "CFetch",
+      providers: [.apt(["libcurl4-openssl-dev", "libarchive-dev", "nettle-dev"])]
     ),
     .systemLibrary(
       name: "CYAML",
@@ -119,6 +125,13 @@ let package = Package(
       swiftSettings: releaseSettings,
       // lld, from the Swift toolchain: it can pack relative relocations
       // (`make release` asks for that where glibc reads them).
+      linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
+    ),
+    // What `vkbd package` runs to download and unpack: the network and
+    // archive libraries are linked here, never in vkbd or the agent.
+    .executableTarget(
+      name: "vkbd-fetch",
+      dependencies: ["CFetch"],
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     // The session agent: the desktop's libraries are linked here, never in vkbd.

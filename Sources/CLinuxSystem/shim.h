@@ -25,6 +25,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// Swaps two paths at once (renameat2 RENAME_EXCHANGE, Linux 3.15): a hub
+// package is replaced by its new version with no moment where neither is
+// there. glibc declares renameat2 for _GNU_SOURCE only: the system call.
+static inline int CLinuxSystem_exchangePaths(const char *first, const char *second) {
+  return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */);
+}
+
 // The calling thread at the least priority (nice 19): work that must never
 // take the CPU from the keys. setpriority(2) takes a thread's id.
 static inline int CLinuxSystem_lowerThreadPriority(void) {

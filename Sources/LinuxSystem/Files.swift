@@ -1,3 +1,4 @@
+import CLinuxSystem
 import Glibc
 import SystemPackage
 
@@ -60,6 +61,38 @@ public enum Files {
       let error = SystemError("rename", path)
       unlink(temporary)
       throw error
+    }
+  }
+
+  /// Makes the folder `path` and those above it that are missing, with
+  /// `mode` (`mkdir -p`).
+  public static func makeDirectories(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+    var prefix = ""
+    for part in path.split(separator: "/") {
+      prefix += "/" + part
+      guard mkdir(prefix, mode) == 0 || errno == EEXIST else { throw SystemError("mkdir", prefix) }
+    }
+  }
+
+  /// Swaps what is at two paths in one step (`renameat2` with
+  /// RENAME_EXCHANGE): both must exist, on one file system.
+  public static func exchange(_ first: String, _ second: String) throws(SystemError) {
+    _ = try valueOrErrno("renameat2", second) { CLinuxSystem_exchangePaths(first, second) }
+  }
+
+  /// Removes `path` and, for a folder, everything in it; links are removed,
+  /// never followed. Nothing there is no error.
+  public static func removeTree(_ path: String) throws(SystemError) {
+    var info = stat()
+    guard lstat(path, &info) == 0 else {
+      if errno == ENOENT { return }
+      throw SystemError("lstat", path)
+    }
+    if info.st_mode & S_IFMT == S_IFDIR {
+      for name in names(in: path) ?? [] { try removeTree(path + "/" + name) }
+      _ = try valueOrErrno("rmdir", path) { rmdir(path) }
+    } else {
+      _ = try valueOrErrno("unlink", path) { unlink(path) }
     }
   }
 

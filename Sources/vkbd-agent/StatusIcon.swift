@@ -7,7 +7,7 @@ import Logging
 /// The status icon: a StatusNotifierItem (what KDE Plasma, waybar and
 /// GNOME Shell with the AppIndicator extension show), with a menu over
 /// com.canonical.dbusmenu. It shows whether the daemon runs or is paused;
-/// a click pauses or resumes, and the menu pauses or resumes, reloads,
+/// a click opens its menu, which pauses or resumes, reloads,
 /// opens the snippet picker (where this session shows it), the config file
 /// and its manual. It is there while the daemon counts this agent, and
 /// gone with the daemon. Nothing here waits: the name, the registration
@@ -130,7 +130,7 @@ final class StatusIcon {
       ("Category", "s", .string("ApplicationStatus")), ("Id", "s", .string("vkbd")), ("Title", "s", .string("vkbd")),
       ("Status", "s", .string(status)), ("IconName", "s", .string(iconName)),
       ("AttentionIconName", "s", .string("dialog-warning")), ("IconThemePath", "s", .string("")),
-      ("ItemIsMenu", "b", .bool(false)), ("Menu", "o", .objectPath(Self.menuPath)), ("WindowId", "i", .int32(0)),
+      ("ItemIsMenu", "b", .bool(true)), ("Menu", "o", .objectPath(Self.menuPath)), ("WindowId", "i", .int32(0)),
       (
         "ToolTip", "(sa(iiay)ss)",
         .structure("sa(iiay)ss", [.string(iconName), .array("(iiay)", []), .string(tip.title), .string(tip.text)])
@@ -241,10 +241,8 @@ final class StatusIcon {
       return reply(message, [.string(isItem ? Self.itemIntrospection : Self.menuIntrospection)])
     }
     if isItem {
-      if called("Activate") {
-        onCommand(isPaused ? .resume : .pause)
-        return reply(message, [])
-      }
+      // Activate is left to sd-bus's "unknown method": Plasma then opens
+      // the menu, as waybar does for ItemIsMenu and GNOME on any click.
       if called("SecondaryActivate") || called("ContextMenu") || called("Scroll") { return reply(message, []) }
       return 0
     }
@@ -324,7 +322,6 @@ final class StatusIcon {
     <property name="IconThemePath" type="s" access="read"/><property name="ItemIsMenu" type="b" access="read"/>\
     <property name="Menu" type="o" access="read"/><property name="WindowId" type="i" access="read"/>\
     <property name="ToolTip" type="(sa(iiay)ss)" access="read"/>\
-    <method name="Activate"><arg type="i" direction="in"/><arg type="i" direction="in"/></method>\
     <method name="SecondaryActivate"><arg type="i" direction="in"/><arg type="i" direction="in"/></method>\
     <method name="ContextMenu"><arg type="i" direction="in"/><arg type="i" direction="in"/></method>\
     <method name="Scroll"><arg type="i" direction="in"/><arg type="s" direction="in"/></method>\
