@@ -23,8 +23,9 @@ struct Notice: Equatable {
     case .paused where event.by != DaemonEvent.statusIcon:
       return Notice(
         cause: .pause, summary: "vkbd paused",
-        body: "Keys pass through untouched (\(event.by ?? "paused")). The same chord, the status icon or "
-          + "vkbd resume resumes.")
+        body:
+          "Keys pass through untouched, paused by \(event.by == "chord" ? "the toggle chord" : event.by ?? "vkbd"). "
+          + "The chord, the status icon or vkbd resume resumes.")
     case .resumed where event.by != DaemonEvent.statusIcon:
       return Notice(cause: .pause, summary: "vkbd resumed", body: "Snippets and typing aids are on again.")
     case .reloadFailed:

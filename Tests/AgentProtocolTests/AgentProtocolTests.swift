@@ -19,6 +19,8 @@ final class Received {
     keep(SessionStanding.self)
     keep(Refusal.self)
     keep(VariableRequest.self)
+    keep(DaemonEvent.self)
+    keep(DaemonCommand.self)
   }
 
   private func keep<Message: AgentProtocolMessage>(_ type: Message.Type) {
@@ -55,6 +57,7 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     DialogShown(id: 5),
     SnippetFile(path: "/home/ada/.config/espanso/match/base.yml", text: "matches:\n  - trigger: a\n"),
     SnippetFilesEnd(directory: "/home/ada/.config/espanso/match", count: 1),
+    DaemonCommand(.pause), DaemonCommand(.picker),
   ]
 
   @Test(arguments: 0..<agentMessages.count)
@@ -84,9 +87,22 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     return [shell, script, VariableRequest(id: 5, kind: .clipboard), choice, form]
   }
 
-  static let daemonMessages: [any AgentProtocolMessage] = [
-    SessionStanding(active: true), SessionStanding(active: false), Refusal("too many agents"),
-  ]
+  static var daemonMessages: [any AgentProtocolMessage] {
+    var failed = DaemonEvent(
+      event: .reloadFailed, state: "running", layout: "us,de", group: 2, app: "org.gnome.TextEditor", rule: 3,
+      agents: 1, config: "/etc/vkbd/config.yaml")
+    failed.by = "file"
+    failed.problems = ["/etc/vkbd/config.yaml:3:17: autocapitalize must be true or false"]
+    var connected = DaemonEvent(
+      event: .agentConnected, state: "paused", layout: "de", group: 1, app: nil, rule: nil, agents: 2,
+      config: "(embedded default)")
+    connected.uid = 1000
+    return [
+      SessionStanding(active: true), SessionStanding(active: false),
+      SessionStanding(active: true, notifications: false),
+      Refusal("too many agents"), failed, connected,
+    ]
+  }
 
   @Test(arguments: 0..<daemonMessages.count)
   func everyDaemonMessageReadsBack(index: Int) throws {
@@ -188,6 +204,22 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     (
       #"{"version":2,"type":"layout","source":"sway","rules":"evdev","model":"pc105","layout":"us","variant":"","options":"","group":0,"locale":""}"#,
       "field 'locale' must be"
+    ),
+    (
+      #"{"version":2,"type":"event","event":"exploded","state":"running","layout":"us","group":1,"agents":0,"config":"x"}"#,
+      "field 'event' must be one of state, paused, resumed"
+    ),
+    (
+      #"{"version":2,"type":"command","command":"reboot"}"#,
+      "field 'command' must be one of pause, resume, reload, picker"
+    ),
+    (
+      #"{"version":2,"type":"event","event":"state","state":"running\nfake","layout":"us","group":1,"agents":0,"config":"x"}"#,
+      "letters, digits and .+-_"
+    ),
+    (
+      #"{"version":2,"type":"event","event":"reload-failed","state":"running","layout":"us","group":1,"agents":0,"config":"x","problems":[\#(Array(repeating: "\"p\"", count: 33).joined(separator: ","))]}"#,
+      "holds more than 32"
     ),
   ])
   func aBadMessageIsRefusedWithAReason(line: String, reason: String) {

@@ -15,7 +15,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import started, wait_grabbed
+from test_daemon import started, tap_through, wait_grabbed
 from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -289,6 +289,174 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
             daemon.stop()
 
 
+def session_bus(desktop):
+    """A session bus for the desktop's user (sway starts none): its
+    process, and the client environment with its address."""
+    address = "unix:path=%s/runtime/bus" % DESKTOP
+    if os.path.exists(DESKTOP + "/runtime/bus"):
+        os.remove(DESKTOP + "/runtime/bus")
+    bus = Process(as_user(["dbus-daemon", "--session", "--nofork", "--address=" + address], desktop.client_env()))
+    deadline = time.time() + 60
+    while not os.path.exists(DESKTOP + "/runtime/bus"):
+        assert time.time() < deadline, "the session bus never started: %s" % bus.lines
+        time.sleep(0.1)
+    return bus, desktop.client_env() + ["DBUS_SESSION_BUS_ADDRESS=" + address]
+
+
+def shown_notifications(env):
+    """What mako shows now: (summary, body) of each notification."""
+    result = subprocess.run(as_user(["makoctl", "list"], env), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result
+    listed = json.loads(result.stdout)["data"][0]
+    return [(item["summary"]["data"], item["body"]["data"]) for item in listed]
+
+
+def wait_notification(env, condition, what, timeout=60):
+    deadline = time.time() + timeout
+    while True:
+        shown = shown_notifications(env)
+        if any(condition(summary, body) for summary, body in shown):
+            return shown
+        assert time.time() < deadline, "mako never showed %s; it shows %r" % (what, shown)
+        time.sleep(0.3)
+
+
+def events(process):
+    return [json.loads(line) for line in list(process.lines) if line.startswith("{")]
+
+
+def wait_event(process, condition, what, timeout=60):
+    deadline = time.time() + timeout
+    while True:
+        found = [event for event in events(process) if condition(event)]
+        if found:
+            return found[-1]
+        assert time.time() < deadline, "no %s; lines:\n%s" % (what, "\n".join(process.lines[-20:]))
+        time.sleep(0.2)
+
+
+def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_live_reload():
+    """Issue 30 as a user sees it, under sway with mako and a tray: the
+    pause chord and a broken config edit reach mako as notifications, the
+    status icon follows the state and its menu resumes, `vkbd listen`
+    prints each change as it happens, and the daemon reloads its config
+    when the file changes (in place, by an editor's rename, deleted and
+    back), keeping the old one while the file does not load."""
+    config = ('layout:\n  layout: us\nsession_users: ["%d"]\ntoggle_key: rightctrl+pause\n'
+              'autocorrect: false\n' % USER)
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config, log_level="debug")
+        wait_grabbed(daemon, source.name)
+        desktop = Desktop(layout="us")
+        agent = None
+        try:
+            bus, env = session_bus(desktop)
+            Process(as_user(["mako"], env))
+            watcher = Process(as_user(["/usr/bin/python3", os.path.join(HERE, "sni_watcher.py")], env), stdin=True)
+            wait_event(watcher, lambda event: event["event"] == "watcher-ready", "watcher")
+            listen = Process([os.environ["VKBD_BIN"], "listen"])
+            waybar = Process([os.environ["VKBD_BIN"], "listen", "--waybar"])
+            state = wait_event(listen, lambda event: event["event"] == "state", "first line")
+            assert (state["state"], state["layout"], state["agents"]) == ("running", "us", 0), state
+            assert json.loads(waybar.wait_line(lambda line: line.startswith("{")))["class"] == "running"
+
+            agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
+            connected = wait_event(listen, lambda event: event["event"] == "agent-connected", "agent-connected", 90)
+            assert (connected["uid"], connected["agents"]) == (USER, 1), connected
+            app = wait_event(listen, lambda event: event["event"] == "app" and event.get("app") == "foot", "foot's app")
+            assert app.get("rule") is not None, app
+            item = wait_event(watcher, lambda event: event["event"] == "item", "the status icon", 60)
+            assert (item["icon"], item["id"], item["category"], item["itemIsMenu"]) == (
+                "input-keyboard", "vkbd", "ApplicationStatus", True), item
+            assert item["tooltip"][0] == "vkbd running", item
+            menu = wait_event(watcher, lambda event: event["event"] == "menu", "the menu")
+            labels = [entry.get("label") for entry in menu["items"]]
+            assert labels[0] == "Pause" and "Reload the configuration" in labels, menu
+            print("  the tray saw %s with the menu %s" % (item["name"], [label for label in labels if label]))
+
+            # The pause chord: an event, a notification, the icon changes.
+            source.press(e.KEY_RIGHTCTRL)
+            source.tap(e.KEY_PAUSE)
+            source.release(e.KEY_RIGHTCTRL)
+            paused = wait_event(listen, lambda event: event["event"] == "paused", "paused")
+            assert (paused["by"], paused["state"]) == ("chord", "paused"), paused
+            shown = wait_notification(env, lambda summary, body: summary == "vkbd paused", "the pause")
+            print("  mako showed %r" % (shown,))
+            wait_event(watcher, lambda event: event["event"] == "item" and event["icon"] == "media-playback-pause",
+                       "the paused icon")
+            wait_event(waybar, lambda event: event["class"] == "paused", "waybar's paused state")
+
+            # The menu resumes (EventGroup, as waybar clicks): no notification for it.
+            watcher.process.stdin.write("group 1\n")
+            watcher.process.stdin.flush()
+            resumed = wait_event(listen, lambda event: event["event"] == "resumed", "resumed")
+            assert resumed["by"] == "the status icon", resumed
+            wait_event(watcher, lambda event: event["event"] == "menu" and event["items"][0]["label"] == "Pause",
+                       "the menu's Pause again")
+            # By the CLI, twice at once: one notification of the cause, the last state.
+            for command in ("pause", "resume"):
+                assert subprocess.run([os.environ["VKBD_BIN"], command], capture_output=True).returncode == 0
+            wait_notification(env, lambda summary, body: summary == "vkbd resumed", "the resume", timeout=30)
+            pauses = [summary for summary, _ in shown_notifications(env) if summary in ("vkbd paused", "vkbd resumed")]
+            assert pauses == ["vkbd resumed"], pauses
+
+            # A broken edit in place: the old config keeps running, and says why.
+            path = daemon.config_path
+            with open(path, "w") as file:
+                file.write(config + "autocapitalize: maybe\n")
+            failed = wait_event(listen, lambda event: event["event"] == "reload-failed", "reload-failed")
+            problem = "%s:6:17: autocapitalize must be true or false" % path
+            assert failed["by"] == "file" and failed["problems"] == [problem], failed
+            wait_notification(env, lambda summary, body: summary == "vkbd: the config did not load" and problem in body,
+                              "the failed reload")
+            text = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True).stdout
+            assert "the last reload failed" in text and problem in text, text
+            tap_through(source, reader, e.KEY_K)
+            wait_event(watcher, lambda event: event["event"] == "item" and event["status"] == "NeedsAttention",
+                       "the icon's attention")
+
+            # Saved as editors do, a new file renamed over it: it loads.
+            with open(path + ".new", "w") as file:
+                file.write(config + "matches:\n  - trigger: ';vk'\n    replace: 'vkbd'\n")
+            os.rename(path + ".new", path)
+            reloaded = wait_event(listen, lambda event: event["event"] == "reloaded", "reloaded")
+            assert reloaded["by"] == "file", reloaded
+            assert status().get("reloadProblems") is None
+            assert status()["snippets"] == 1, status()
+
+            # Deleted: nothing changes until it is back.
+            os.remove(path)
+            gone = wait_event(listen, lambda event: event["event"] == "reload-failed" and
+                              "the file is gone" in event["problems"][0], "the deleted config")
+            assert gone["by"] == "file", gone
+            assert status()["snippets"] == 1
+            reloads = len([event for event in events(listen) if event["event"] == "reloaded"])
+            with open(path, "w") as file:
+                file.write(config)
+            deadline = time.time() + 60
+            while len([event for event in events(listen) if event["event"] == "reloaded"]) == reloads:
+                assert time.time() < deadline, "the config back was not reloaded: %s" % listen.lines[-3:]
+                time.sleep(0.2)
+            assert status()["snippets"] == 0, status()
+            print("  vkbd listen printed: " + ", ".join("%s%s" % (event["event"], " by " + event["by"] if
+                                                                   event.get("by") else "") for event in events(listen)))
+
+            # The daemon goes: so do the icon and `vkbd listen`.
+            daemon.stop()
+            wait_event(watcher, lambda event: event["event"] == "gone", "the icon gone")
+            assert listen.process.wait(timeout=30) == 69, listen.lines
+            assert json.loads(waybar.wait_line(lambda line: '"stopped"' in line))["class"] == "stopped"
+            log = "\n".join(agent.lines)
+            assert "no notification shown" not in log, log
+        except AssertionError:
+            if agent is not None:
+                print_logs(agent, daemon)
+            raise
+        finally:
+            desktop.close()
+            daemon.stop()
+
+
 FIELDS_FILE = os.path.join(DESKTOP, "fields")
 
 
@@ -477,7 +645,7 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
               '      - name: out\n        type: shell\n        params:\n'
               '          cmd: "echo \\"  uid $(id -u) \\""\n' % USER)
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
+        daemon, reader = started(config, log_level="debug")
         wait_grabbed(daemon, source.name)
         desktop = Desktop(layout="us")
         agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))

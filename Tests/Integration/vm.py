@@ -28,7 +28,7 @@ CACHE = os.path.join(REPO, ".cache", "vm")
 PACKAGES = ["qemu-system-x86", "busybox-static", "cpio", "python3-evdev", "evtest", "libxkbcommon-tools",
             "util-linux", "xz-utils", "libinput-tools", "udev", "sway", "seatd", "foot", "fonts-dejavu-core",
             "interception-tools", "ydotool", "python3-gi", "gir1.2-gtk-3.0", "dbus", "xvfb", "openbox", "xdotool",
-            "x11-utils", "x11-apps", "grim"]
+            "x11-utils", "x11-apps", "grim", "mako-notifier"]
 MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "netfs",
            "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput", "overlay"]
 

@@ -19,7 +19,8 @@ final class ServerUnderTest: @unchecked Sendable {
   private let lock = NSLock()
   private(set) var requests: [ControlRequest] = []
 
-  init(timeout: Int64 = 5_000_000) throws {
+  /// `respond` answers on the loop's thread (default: the trigger back).
+  init(timeout: Int64 = 5_000_000, respond: ((ControlServer, ControlRequest) -> ControlReply)? = nil) throws {
     path = "/tmp/vkbd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
     loop = try EventLoop()
     server = try ControlServer(
@@ -29,7 +30,7 @@ final class ServerUnderTest: @unchecked Sendable {
     box.owner = self
     server.respond = { [unowned self] request in
       lock.withLock { requests.append(request) }
-      return ControlReply(ok: true, expansion: request.trigger)
+      return respond?(server, request) ?? ControlReply(ok: true, expansion: request.trigger)
     }
     thread.start()
   }
@@ -153,6 +154,103 @@ final class ServerUnderTest: @unchecked Sendable {
     let run = try VKBDBinary.run(["status", "--socket", "/tmp/vkbd-nothing-here.sock"])
     #expect(run.status == 69)
     #expect(run.error == "vkbd: the daemon is not running (nothing listens on /tmp/vkbd-nothing-here.sock)\n")
+  }
+
+  static func event(_ kind: DaemonEvent.Kind, problems: [String]? = nil) -> DaemonEvent {
+    var event = DaemonEvent(
+      event: kind, state: kind == .paused ? "paused" : "running", layout: "us", group: 1, app: "foot", rule: 2,
+      agents: 1, config: "/etc/vkbd/config.yaml")
+    event.problems = problems
+    return event
+  }
+
+  /// A server whose `expand` of `announce` announces a paused event, and
+  /// of `flood` eight events of 64 KiB each.
+  static func announcingServer(timeout: Int64 = 5_000_000) throws -> ServerUnderTest {
+    let server = try ServerUnderTest(timeout: timeout) { server, request in
+      if request.trigger == "announce" { server.announce(event(.paused)) }
+      if request.trigger == "flood" {
+        let problem = String(repeating: "x", count: 4096)
+        for _ in 0..<8 { server.announce(event(.reloadFailed, problems: Array(repeating: problem, count: 16))) }
+      }
+      return ControlReply(ok: true)
+    }
+    server.server.currentState = { event(.state) }
+    return server
+  }
+
+  /// The lines a listener has received within `seconds`.
+  static func readEvents(_ fd: Int32, count: Int, seconds: Double = 5) -> [DaemonEvent] {
+    var lines: [DaemonEvent] = []
+    var buffer: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    let deadline = Date().addingTimeInterval(seconds)
+    while lines.count < count && Date() < deadline {
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&poller, 1, 100) > 0 else { continue }
+      let got = read(fd, &chunk, chunk.count)
+      if got <= 0 { break }
+      buffer += chunk[..<got]
+      while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+        if let event = ControlProtocol.decode(DaemonEvent.self, from: buffer[..<newline]) { lines.append(event) }
+        buffer.removeFirst(newline + 1)
+      }
+    }
+    return lines
+  }
+
+  static func listen(_ server: ServerUnderTest) -> Int32 {
+    let fd = server.connect()
+    let request = ControlProtocol.encode(ControlRequest(command: .listen))
+    _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    return fd
+  }
+
+  @Test func aListenerGetsTheStateThenEachEventAndHasNoTimeout() throws {
+    let server = try Self.announcingServer(timeout: 100_000)
+    defer { server.stop() }
+    let fd = Self.listen(server)
+    defer { close(fd) }
+    #expect(Self.readEvents(fd, count: 1).map(\.event) == [.state])
+    usleep(500_000)  // five times the client timeout
+    _ = try server.ask("announce")
+    let events = Self.readEvents(fd, count: 1)
+    #expect(events.map(\.event) == [.paused])
+    #expect(events.first?.state == "paused" && events.first?.app == "foot")
+  }
+
+  @Test func aListenerThatReadsNothingIsDroppedOnceAMebibyteWaits() throws {
+    let server = try Self.announcingServer()
+    defer { server.stop() }
+    let stalled = Self.listen(server)
+    defer { close(stalled) }
+    let reading = Self.listen(server)
+    defer { close(reading) }
+    #expect(Self.readEvents(reading, count: 1).map(\.event) == [.state])
+    // The reader gets every event; the one that never reads is cut off
+    // once a mebibyte waits for it.
+    for _ in 0..<4 {
+      _ = try server.ask("flood")
+      #expect(Self.readEvents(reading, count: 8, seconds: 10).count == 8)
+    }
+    var total = 0
+    var chunk = [UInt8](repeating: 0, count: 65_536)
+    while true {
+      let got = read(stalled, &chunk, chunk.count)
+      if got <= 0 { break }
+      total += got
+    }
+    #expect(total < 32 * 64 * 1024)
+    #expect(try server.ask("still served").ok)
+  }
+
+  @Test func listenSaysWhenTheDaemonIsNotRunningAndWaybarReadsTheState() throws {
+    let run = try VKBDBinary.run(["listen", "--socket", "/tmp/vkbd-nothing-here.sock"])
+    #expect(run.status == 69)
+    let waybar = WaybarState(Self.event(.paused))
+    #expect((waybar.text, waybar.alt, waybar.class) == ("paused", "paused", "paused"))
+    #expect(waybar.tooltip == "vkbd paused\nlayout us, group 1\napp foot, rule 2\n1 session agent")
+    #expect(WaybarState(Self.event(.state)).text == "us")
   }
 
   static func readReply(_ fd: Int32) -> ControlReply? {

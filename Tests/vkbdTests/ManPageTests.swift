@@ -27,7 +27,10 @@ import Testing
 
   /// Each subcommand's name and the long options its help lists.
   static var commands: [(name: String, options: Set<String>)] {
-    VKBD.configuration.subcommands.map { command in
+    func withNested(_ command: ParsableCommand.Type) -> [ParsableCommand.Type] {
+      [command] + command.configuration.subcommands.flatMap(withNested)
+    }
+    return VKBD.configuration.subcommands.flatMap(withNested).map { command in
       let help = command.helpMessage(columns: 200)
       let pattern = try! NSRegularExpression(pattern: "^  (--[a-z-]+)", options: [.anchorsMatchLines])
       let options = pattern.matches(in: help, range: NSRange(help.startIndex..., in: help)).map {

@@ -28,6 +28,7 @@ extension Daemon {
   /// remembers the state it carries.
   func announce(_ event: DaemonEvent) {
     remember()
+    logger.debug("event", metadata: ["event": "\(event.event.rawValue)", "by": "\(event.by ?? "-")"])
     guard control?.hasListeners == true || agents?.hasActive == true else { return }
     control?.announce(event)
     agents?.announce(event)

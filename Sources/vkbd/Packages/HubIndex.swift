@@ -93,6 +93,7 @@ struct HubIndex: Decodable {
       if a.digits && b.digits {
         let x = a.text.drop { $0 == "0" }
         let y = b.text.drop { $0 == "0" }
+        if x == y { continue }  // 01 and 1
         return x.count != y.count ? x.count < y.count : x < y
       }
       return a.text < b.text
