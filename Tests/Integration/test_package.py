@@ -15,7 +15,7 @@ from test_daemon import PLAIN, VIRTUAL, started
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEM = "/tmp/package-system"
 
-INSTALLED = ["usr/bin/vkbd", "usr/bin/vkbd-agent", "usr/share/man/man8/vkbd.8.gz", "usr/share/man/man5/vkbd.yaml.5.gz",
+INSTALLED = ["usr/bin/vkbd", "usr/bin/vkbd-agent", "usr/lib/vkbd/vkbd-fetch", "usr/share/man/man8/vkbd.8.gz", "usr/share/man/man5/vkbd.yaml.5.gz",
              "usr/share/man/man1/vkbd-agent.1.gz", "usr/lib/udev/rules.d/70-vkbd.rules",
              "usr/share/libinput/50-vkbd.quirks", "usr/lib/systemd/system/vkbd.service",
              "usr/lib/systemd/user/vkbd-agent.service", "etc/xdg/autostart/vkbd-agent.desktop",
