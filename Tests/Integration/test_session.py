@@ -19,6 +19,7 @@ from test_daemon import started, tap_through, wait_grabbed
 from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
 EDITOR_FILE = os.path.join(DESKTOP, "editor.txt")
 AGENT_SOCKET = "/run/vkbd/agent.sock"
 OTHER_USER = 1001
@@ -374,6 +375,31 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
             assert labels[0] == "Pause" and "Reload the configuration" in labels, menu
             print("  the tray saw %s with the menu %s" % (item["name"], [label for label in labels if label]))
 
+            # A hub package installed as the user: the agent sends it at once.
+            hub = os.path.join("/tmp", "hub")
+            subprocess.run(["/usr/bin/python3", os.path.join(REPO, "Tests/Hub/make_hub.py"), hub,
+                            "http://127.0.0.1:8931"], check=True, capture_output=True)
+            subprocess.run(["ip", "link", "set", "lo", "up"], check=True)  # the VM's init leaves it down
+            Process(["/usr/bin/python3", "-m", "http.server", "8931", "--bind", "127.0.0.1", "--directory", hub])
+            deadline = time.time() + 60
+            while subprocess.run(["python3", "-c", "import socket; socket.create_connection(('127.0.0.1', 8931))"],
+                                 capture_output=True).returncode != 0:
+                assert time.time() < deadline, "the hub's server never started"
+                time.sleep(0.5)
+            installed = subprocess.run(as_user([os.environ["VKBD_BIN"], "package", "install", "basic-emojis", "--hub",
+                                                "http://127.0.0.1:8931/package_index.json"], env),
+                                       capture_output=True, text=True, timeout=120)
+            assert installed.returncode == 0, installed
+            deadline = time.time() + 60
+            while True:
+                listed = subprocess.run([os.environ["VKBD_BIN"], "snippets", "--json"], capture_output=True, text=True)
+                origins = [snippet["origin"] for snippet in json.loads(listed.stdout)]
+                if any("/match/packages/basic-emojis/package.yml" in origin for origin in origins):
+                    break
+                assert time.time() < deadline, "the package's snippets never reached the daemon: %s" % origins[:5]
+                time.sleep(0.3)
+            print("  %s; the daemon has its snippets" % installed.stdout.strip())
+
             # The pause chord: an event, a notification, the icon changes.
             source.press(e.KEY_RIGHTCTRL)
             source.tap(e.KEY_PAUSE)
@@ -416,20 +442,21 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
                        "the icon's attention")
 
             # Saved as editors do, a new file renamed over it: it loads.
+            base = status()["snippets"]  # the package's
             with open(path + ".new", "w") as file:
                 file.write(config + "matches:\n  - trigger: ';vk'\n    replace: 'vkbd'\n")
             os.rename(path + ".new", path)
             reloaded = wait_event(listen, lambda event: event["event"] == "reloaded", "reloaded")
             assert reloaded["by"] == "file", reloaded
             assert status().get("reloadProblems") is None
-            assert status()["snippets"] == 1, status()
+            assert status()["snippets"] == base + 1, status()
 
             # Deleted: nothing changes until it is back.
             os.remove(path)
             gone = wait_event(listen, lambda event: event["event"] == "reload-failed" and
                               "the file is gone" in event["problems"][0], "the deleted config")
             assert gone["by"] == "file", gone
-            assert status()["snippets"] == 1
+            assert status()["snippets"] == base + 1
             reloads = len([event for event in events(listen) if event["event"] == "reloaded"])
             with open(path, "w") as file:
                 file.write(config)
@@ -437,7 +464,7 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
             while len([event for event in events(listen) if event["event"] == "reloaded"]) == reloads:
                 assert time.time() < deadline, "the config back was not reloaded: %s" % listen.lines[-3:]
                 time.sleep(0.2)
-            assert status()["snippets"] == 0, status()
+            assert status()["snippets"] == base, status()
             print("  vkbd listen printed: " + ", ".join("%s%s" % (event["event"], " by " + event["by"] if
                                                                    event.get("by") else "") for event in events(listen)))
 
