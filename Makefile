@@ -115,7 +115,7 @@ hub-test: build-deps
 # picker, the focused field), KWin with the agent as its input method, and
 # IBus under Xvfb.
 desktop-test: build-deps desktop
-	@./scripts/install-packages gnome-shell dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5 \
+	@./scripts/install-packages gnome-shell gnome-shell-extension-appindicator gjs dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5 \
 		ibus ibus-gtk3 xvfb xdotool
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \

@@ -8,7 +8,7 @@ import Logging
 enum DBus {
   /// An argument of a call or a reply, or a value in one: D-Bus's types
   /// that the agent sends.
-  indirect enum Argument {
+  indirect enum Argument: Sendable {
     case string(String)
     case int32(Int32)
     case uint32(UInt32)
@@ -100,12 +100,19 @@ enum DBus {
     for argument in arguments where !append(argument, to: message) {
       return done(.failure(CallError(description: "cannot append an argument")))
     }
+    // The handler lives as long as the call's slot: sd-bus frees the slot
+    // after the reply, or with the bus when the connection closes first.
     let box = Unmanaged.passRetained(ReplyHandler(done)).toOpaque()
-    let sent = sd_bus_call_async(bus, nil, message, Self.replied, box, timeout)
-    if sent < 0 {
+    var slot: OpaquePointer?
+    let sent = sd_bus_call_async(bus, &slot, message, Self.replied, box, timeout)
+    guard sent >= 0, let slot else {
       Unmanaged<ReplyHandler>.fromOpaque(box).release()
-      done(.failure(CallError(description: Self.message(sent))))
+      return done(.failure(CallError(description: Self.message(sent))))
     }
+    _ = sd_bus_slot_set_destroy_callback(slot) { context in
+      if let context { Unmanaged<ReplyHandler>.fromOpaque(context).release() }
+    }
+    _ = sd_bus_slot_set_floating(slot, 1)
   }
 
   /// What waits for an asynchronous call's reply.
@@ -116,7 +123,7 @@ enum DBus {
 
   private static let replied: sd_bus_message_handler_t = { reply, context, error in
     guard let context else { return 0 }
-    let handler = Unmanaged<ReplyHandler>.fromOpaque(context).takeRetainedValue()
+    let handler = Unmanaged<ReplyHandler>.fromOpaque(context).takeUnretainedValue()
     if let reply, let failure = sd_bus_message_get_error(reply), sd_bus_error_is_set(failure) != 0 {
       handler.done(.failure(CallError(description: failure.pointee.message.map { String(cString: $0) } ?? "failed")))
     } else if let reply {

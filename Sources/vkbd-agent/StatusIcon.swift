@@ -10,40 +10,48 @@ import Logging
 /// a click opens its menu, which pauses or resumes, reloads,
 /// opens the snippet picker (where this session shows it), the config file
 /// and its manual. It is there while the daemon counts this agent, and
-/// gone with the daemon. Nothing here waits: the name, the registration
-/// and the replies go out asynchronously on the agent's own bus.
-final class StatusIcon {
+/// gone with the daemon: the icon has a connection to the session bus of
+/// its own while it is shown, registered by its object path, and closing
+/// that connection takes it out of every tray (which all follow the
+/// sender). Nothing here waits: the registration and the replies go out
+/// asynchronously, on the agent's loop.
+final class StatusIcon: Reconnecting {
   static let itemPath = "/StatusNotifierItem"
   static let menuPath = "/MenuBar"
   static let itemInterface = "org.kde.StatusNotifierItem"
   static let menuInterface = "com.canonical.dbusmenu"
   static let watcher = "org.kde.StatusNotifierWatcher"
 
-  private let bus: SessionBus
   private let loop: EventLoop
   private let logger: Logger
   /// Whether the menu offers the picker: this session can show it.
   private let hasPicker: Bool
   /// Takes what the user asked of the daemon.
   var onCommand: (DaemonCommand.Command) -> Void = { _ in }
+  var onDescriptorChange: () -> Void = {}
+  /// The icon's connection while it is shown.
+  private var bus: SessionBus?
   /// The daemon's state as its last event told; nil: no icon.
   private(set) var state: DaemonEvent?
   /// The reload that failed last, until one succeeds.
   private var reloadProblem: String?
   private var slots: [OpaquePointer?] = []
-  /// The item's name on the bus, `org.kde.StatusNotifierItem-PID-1`.
-  let name = "org.kde.StatusNotifierItem-\(getpid())-1"
   /// The menu's revision, one up at every change of its items.
   private var revision: UInt32 = 1
+  /// Why the icon could not be shown, logged once.
+  private var lastFailure: String?
 
-  init(bus: SessionBus, hasPicker: Bool, loop: EventLoop, logger: Logger) {
-    self.bus = bus
+  init(hasPicker: Bool, loop: EventLoop, logger: Logger) {
     self.hasPicker = hasPicker
     self.loop = loop
     self.logger = logger
   }
 
   deinit { hide() }
+
+  var pollFD: Int32? { bus?.pollFD }
+  func beforeWait() { bus?.beforeWait() }
+  func readable() throws(AgentExit) { try bus?.readable() }
 
   /// Shows the icon as the daemon's `event` says, or updates it.
   func show(_ event: DaemonEvent) {
@@ -66,16 +74,27 @@ final class StatusIcon {
 
   /// Takes the icon away: the daemon went, or no longer counts this agent.
   func hide() {
-    guard state != nil else { return }
     state = nil
+    reloadProblem = nil
     for slot in slots { sd_bus_slot_unref(slot) }
     slots = []
-    _ = sd_bus_release_name_async(bus.bus, nil, name, nil, nil)
+    guard let old = bus else { return }
+    bus = nil
+    withExtendedLifetime(old) { onDescriptorChange() }  // before its fd closes
   }
 
-  /// Serves the item and its menu, takes the item's name, and tells the
-  /// watcher; again whenever a watcher appears.
+  /// Connects, serves the item and its menu, and tells the watcher; again
+  /// whenever a watcher appears.
   private func register() {
+    let bus: SessionBus
+    do {
+      bus = try SessionBus(loop: loop)
+    } catch {
+      if error.message != lastFailure { logger.notice("no status icon: \(error.message)") }
+      lastFailure = error.message
+      return
+    }
+    self.bus = bus
     let context = Unmanaged.passUnretained(self).toOpaque()
     var slot: OpaquePointer?
     if sd_bus_add_object(bus.bus, &slot, Self.itemPath, Self.methodCall, context) >= 0 { slots.append(slot) }
@@ -86,17 +105,25 @@ final class StatusIcon {
     if sd_bus_add_match_async(bus.bus, &slot, watcherAppears, Self.watcherChanged, nil, context) >= 0 {
       slots.append(slot)
     }
-    _ = sd_bus_request_name_async(bus.bus, nil, name, 0, nil, nil)
+    onDescriptorChange()
     registerWithWatcher()
   }
 
   private func registerWithWatcher() {
+    guard let bus else { return }
     DBus.callAsync(
-      bus.bus, Self.watcher, "/StatusNotifierWatcher", Self.watcher, "RegisterStatusNotifierItem", [.string(name)],
-      timeout: Notifier.callTimeout
+      bus.bus, Self.watcher, "/StatusNotifierWatcher", Self.watcher, "RegisterStatusNotifierItem",
+      [.string(Self.itemPath)], timeout: Notifier.callTimeout
     ) { [weak self] result in
-      guard let self, case .failure(let error) = result else { return }
-      logger.info("no status icon shown yet: \(error.description) (it is when a tray appears)")
+      guard let self else { return }
+      switch result {
+      case .success: lastFailure = nil
+      case .failure(let error):
+        if error.description != lastFailure {
+          logger.info("no status icon shown yet: \(error.description) (it is when a tray appears)")
+        }
+        lastFailure = error.description
+      }
     }
   }
 
@@ -130,6 +157,10 @@ final class StatusIcon {
       ("Category", "s", .string("ApplicationStatus")), ("Id", "s", .string("vkbd")), ("Title", "s", .string("vkbd")),
       ("Status", "s", .string(status)), ("IconName", "s", .string(iconName)),
       ("AttentionIconName", "s", .string("dialog-warning")), ("IconThemePath", "s", .string("")),
+      // What GNOME's AppIndicator extension reads again at each New… signal.
+      ("IconPixmap", "a(iiay)", .array("(iiay)", [])), ("AttentionIconPixmap", "a(iiay)", .array("(iiay)", [])),
+      ("OverlayIconName", "s", .string("")), ("OverlayIconPixmap", "a(iiay)", .array("(iiay)", [])),
+      ("IconAccessibleDesc", "s", .string(tip.title)), ("AttentionAccessibleDesc", "s", .string(tip.title)),
       ("ItemIsMenu", "b", .bool(true)), ("Menu", "o", .objectPath(Self.menuPath)), ("WindowId", "i", .int32(0)),
       (
         "ToolTip", "(sa(iiay)ss)",
@@ -181,10 +212,13 @@ final class StatusIcon {
     return .structure(
       "ia{sv}av",
       [
-        .int32(0), .array("{sv}", [.property("children-display", "s", .string("submenu"))]),
+        .int32(0), .array("{sv}", [Self.rootProperty]),
         .array("v", items.map { .variant("(ia{sv}av)", itemLayout($0)) }),
       ])
   }
+
+  /// The menu's root: an item whose children are the menu.
+  private static let rootProperty = DBus.Argument.property("children-display", "s", .string("submenu"))
 
   /// A menu item was clicked.
   private func clicked(_ item: Item) {
@@ -250,11 +284,15 @@ final class StatusIcon {
       return reply(message, [.uint32(revision), rootLayout])
     }
     if called("GetGroupProperties") {
+      // Every id asked for, the root (0) among them, which libdbusmenu asks for too.
       let ids = DBus.readInt32Array(message) ?? []
       let items = Item.allCases.filter { (ids.isEmpty || ids.contains($0.rawValue)) && ($0 != .picker || hasPicker) }
-      let entries: [DBus.Argument] = items.map { item in
+      var entries: [DBus.Argument] = items.map { item in
         .structure(
           "ia{sv}", [.int32(item.rawValue), .array("{sv}", properties(of: item).map { .property($0.0, $0.1, $0.2) })])
+      }
+      if ids.isEmpty || ids.contains(0) {
+        entries.insert(.structure("ia{sv}", [.int32(0), .array("{sv}", [Self.rootProperty])]), at: 0)
       }
       return reply(message, [.array("(ia{sv})", entries)])
     }
@@ -306,9 +344,10 @@ final class StatusIcon {
   }
 
   private func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [DBus.Argument]) {
-    guard state != nil else { return }
     var message: OpaquePointer?
-    guard sd_bus_message_new_signal(bus.bus, &message, path, interface, member) >= 0, let message else { return }
+    guard let bus, sd_bus_message_new_signal(bus.bus, &message, path, interface, member) >= 0, let message else {
+      return
+    }
     defer { sd_bus_message_unref(message) }
     for argument in arguments where !DBus.append(argument, to: message) { return }
     _ = sd_bus_send(bus.bus, message, nil)

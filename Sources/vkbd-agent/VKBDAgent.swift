@@ -174,7 +174,7 @@ struct VKBDAgent: ParsableCommand {
       return
     }
     let notifier = Notifier(bus: bus, loop: agent.loop, logger: logger)
-    let icon = StatusIcon(bus: bus, hasPicker: picker, loop: agent.loop, logger: logger)
+    let icon = StatusIcon(hasPicker: picker, loop: agent.loop, logger: logger)
     icon.onCommand = { [unowned daemon] command in daemon.command(command) }
     daemon.onEvent = { event in
       icon.show(event)
@@ -191,6 +191,7 @@ struct VKBDAgent: ParsableCommand {
     }
     daemon.onLost = { icon.hide() }
     agent.add(bus)
+    agent.add(icon)
   }
 
   /// The source `--source` names, or the first the session offers, and

@@ -320,6 +320,7 @@ def main():
         assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
         for version in ("4", "3"):
             check_fields(version, shell_env, remote, stand_in, check)
+        check_status_icon_and_notifications(shell_env, stand_in, shot, check)
         shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
         check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")
         agent_text = open(os.path.join(OUTPUT, "agent.log")).read()
@@ -337,6 +338,56 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     version = subprocess.run(["gnome-shell", "--version"], capture_output=True, text=True).stdout.strip()
     return check.summary("gnome-shell: " + version)
+
+
+APPINDICATOR = "ubuntu-appindicators@ubuntu.com"
+STATE = {"version": 2, "type": "event", "event": "state", "state": "running", "layout": "us", "group": 1,
+         "agents": 1, "config": "/etc/vkbd/config.yaml"}
+
+
+def changed(before, after, rows):
+    """How many pixels differ between two screenshots in `rows` (1280 wide)."""
+    return sum(1 for index in range(rows.start * 1280, rows.stop * 1280) if before[index] != after[index])
+
+
+def check_status_icon_and_notifications(shell_env, stand_in, shot, check):
+    """Issue 30 on GNOME Shell: the status icon in the top bar through the
+    AppIndicator extension (Debian's), which owns the tray's watcher, and
+    the shell's own notifications of a pause and of a failed reload."""
+    current = subprocess.run(["gsettings", "get", "org.gnome.shell", "enabled-extensions"], env=shell_env,
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    enabled = [name.strip(" '") for name in current.strip("@as []").split(",") if name.strip(" '")]
+    subprocess.run(["gsettings", "set", "org.gnome.shell", "enabled-extensions",
+                    str(enabled + [APPINDICATOR])], env=shell_env, check=True, timeout=60)
+    time.sleep(3)
+    before = shot("gnome-before-icon.png")
+    stand_in.send(STATE)  # the daemon counts the agent: its icon appears
+    deadline = time.time() + 30
+    items = ""
+    while "/StatusNotifierItem" not in items and time.time() < deadline:
+        time.sleep(1)
+        items = subprocess.run(
+            ["gdbus", "call", "--session", "--dest", "org.kde.StatusNotifierWatcher", "--object-path",
+             "/StatusNotifierWatcher", "--method", "org.freedesktop.DBus.Properties.Get",
+             "org.kde.StatusNotifierWatcher", "RegisteredStatusNotifierItems"],
+            env=shell_env, capture_output=True, text=True, timeout=60).stdout
+    check("/StatusNotifierItem" in items, "the AppIndicator extension's watcher has the icon: " + items.strip())
+    time.sleep(2)
+    icon = shot("gnome-status-icon.png")
+    check(changed(before, icon, range(0, 30)) > 50, "the icon is drawn in the top bar")
+    # A GNOME session starts the shell's notification service (a D-Bus
+    # service of gnome-shell, which owns org.freedesktop.Notifications);
+    # this headless one does not: start it as the session would.
+    subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.DBus", "--object-path",
+                    "/org/freedesktop/DBus", "--method", "org.freedesktop.DBus.StartServiceByName",
+                    "org.gnome.Shell.Notifications", "0"], env=shell_env, capture_output=True, timeout=60)
+    time.sleep(2)
+    stand_in.send(dict(STATE, event="paused", state="paused", by="chord"))
+    time.sleep(3)
+    banner = shot("gnome-notification-paused.png")
+    check(changed(icon, banner, range(30, 200)) > 2000, "the shell shows the pause's notification")
+    agent_text = open(os.path.join(OUTPUT, "agent.log")).read()
+    check("no notification shown" not in agent_text, "the notification service answered")
 
 
 if __name__ == "__main__":
