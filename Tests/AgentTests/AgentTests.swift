@@ -105,6 +105,44 @@ import Testing
     #expect(title.utf8.count <= AgentProtocol.maximumTitle && long.hasPrefix(title))
   }
 
+  @Test func theAgentHearsTheDaemonsEventsWhileItCountsAndItsMenuReachesTheDaemon() throws {
+    let pair = try Pair()
+    var standings: [(active: Bool, first: Bool, notifications: Bool?)] = []
+    var events: [DaemonEvent.Kind] = []
+    var commands: [DaemonCommand.Command] = []
+    let state = DaemonEvent(
+      event: .state, state: "running", layout: "us", group: 1, app: nil, rule: nil, agents: 1, config: "/c.yaml")
+    pair.server.currentState = { state }
+    pair.server.onCommand = { commands.append($0) }
+    pair.link.onStanding = { standings.append(($0.active, $1, $0.notifications)) }
+    pair.link.onEvent = { events.append($0.event) }
+    pair.link.connect()
+    try pair.pump()
+    // Not the active session: told once on connecting (the agent's notice), no event.
+    #expect(standings.map { [$0.active, $0.first] } == [[false, true]])
+    pair.server.announce(
+      DaemonEvent(
+        event: .paused, state: "paused", layout: "us", group: 1, app: nil, rule: nil, agents: 1, config: "/c.yaml"))
+    pair.link.command(.pause)
+    try pair.pump()
+    #expect(events.isEmpty && commands.isEmpty)
+    pair.server.setActiveUsers([geteuid()])
+    try pair.pump()
+    #expect(standings.map { [$0.active, $0.first] } == [[false, true], [true, false]])
+    #expect(events == [.state], "the state, as it becomes the active session")
+    var paused = state
+    paused.event = .paused
+    paused.state = "paused"
+    pair.server.announce(paused)
+    pair.link.command(.reload)
+    try pair.pump()
+    #expect(events == [.state, .paused])
+    #expect(commands == [.reload])
+    pair.server.setNotifications(false)
+    try pair.pump()
+    #expect(standings.last?.notifications == false)
+  }
+
   @Test func theLinkReconnectsWhenTheDaemonComesBack() throws {
     var pair: Pair? = try Pair()
     let path = pair!.path
