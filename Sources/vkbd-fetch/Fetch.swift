@@ -24,7 +24,9 @@ enum Fetch {
         var written = 0
         while written < body.count {
           let count = body[written...].withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
-          guard count > 0 else { throw Failure("cannot write the download: \(String(cString: strerror(errno)))") }
+          guard count > 0 else {
+            throw Failure("cannot write the download: \(String(cString: strerror(errno)))", status: 73)
+          }
           written += count
         }
       case ("unpack", 6):
@@ -35,17 +37,17 @@ enum Fetch {
         }
         try ZipArchive.unpack(archive, into: arguments[5])
       default:
-        throw Failure("usage: vkbd-fetch get URL LIMIT TIMEOUT | unpack URL SHA256 LIMIT TIMEOUT DIRECTORY")
+        throw Failure("usage: vkbd-fetch get URL LIMIT TIMEOUT | unpack URL SHA256 LIMIT TIMEOUT DIRECTORY", status: 1)
       }
     } catch {
       let line = Array("vkbd-fetch: \(error.message)\n".utf8)
       _ = write(2, line, line.count)
-      exit(1)
+      exit(error.status)
     }
   }
 
   private static func number(_ text: String) throws(Failure) -> Int {
-    guard let value = Int(text), value > 0 else { throw Failure("not a positive number: \(text)") }
+    guard let value = Int(text), value > 0 else { throw Failure("not a positive number: \(text)", status: 1) }
     return value
   }
 
@@ -59,7 +61,7 @@ enum Fetch {
       curl_global_init(Int(CURL_GLOBAL_DEFAULT))
       initialized = true
     }
-    guard let curl = curl_easy_init() else { throw Failure("cannot start libcurl") }
+    guard let curl = curl_easy_init() else { throw Failure("cannot start libcurl", status: 1) }
     defer { curl_easy_cleanup(curl) }
     let sink = Sink(limit: limit)
     let context = Unmanaged.passUnretained(sink).toOpaque()
@@ -97,7 +99,7 @@ enum Fetch {
     }
     var status = 0
     _ = CFetch_responseCode(curl, &status)
-    if status >= 400 { throw Failure("\(url): the server answers HTTP \(status)") }
+    if status >= 400 { throw Failure("\(url): the server answers HTTP \(status)", status: 69) }
     if sink.tooLarge || code == CURLE_FILESIZE_EXCEEDED {
       throw Failure("\(url) is larger than \(limit) bytes: not taken")
     }
@@ -105,9 +107,9 @@ enum Fetch {
       let detail = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
       if code == CURLE_OPERATION_TIMEDOUT {
-        throw Failure("\(url): no answer within \(timeout) s (\(reason))")
+        throw Failure("\(url): no answer within \(timeout) s (\(reason))", status: 69)
       }
-      throw Failure("\(url): \(reason)")
+      throw Failure("\(url): \(reason)", status: 69)
     }
     return sink.bytes
   }
@@ -121,10 +123,17 @@ enum Fetch {
   }
 }
 
-/// Why a download or an archive was refused.
+/// Why a download or an archive was refused, and the exit status that
+/// says what kind of failure it is (sysexits.h): 65 what came is wrong,
+/// 69 the server cannot be reached or answers an error, 73 nothing can be
+/// written, 1 the program cannot work.
 struct Failure: Error {
   var message: String
-  init(_ message: String) { self.message = message }
+  var status: Int32
+  init(_ message: String, status: Int32 = 65) {
+    self.message = message
+    self.status = status
+  }
 }
 
 /// SHA-256 (nettle's).

@@ -12,7 +12,7 @@ enum ZipArchive {
   static let maximumBytes = 64 << 20
 
   static func unpack(_ archive: [UInt8], into directory: String) throws(Failure) {
-    guard let reader = archive_read_new() else { throw Failure("cannot start libarchive") }
+    guard let reader = archive_read_new() else { throw Failure("cannot start libarchive", status: 1) }
     defer { archive_read_free(reader) }
     archive_read_support_format_zip(reader)
     let result: Result<Void, Failure> = archive.withUnsafeBytes { bytes in
@@ -59,7 +59,7 @@ enum ZipArchive {
         try makeDirectories(directory, path.dropLast())
         let file = directory + "/" + path.joined(separator: "/")
         let fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Failure("cannot write \(name): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure("cannot write \(name): \(String(cString: strerror(errno)))", status: 73) }
         defer { close(fd) }
         while true {
           let count = archive_read_data(reader, &buffer, buffer.count)
@@ -68,7 +68,7 @@ enum ZipArchive {
           total += count
           guard total <= maximumBytes else { throw Failure("the archive unpacks to more than \(maximumBytes) bytes") }
           guard write(fd, buffer, count) == count else {
-            throw Failure("cannot write \(name): \(String(cString: strerror(errno)))")
+            throw Failure("cannot write \(name): \(String(cString: strerror(errno)))", status: 73)
           }
         }
       case UInt32(Glibc.S_IFLNK):
@@ -93,7 +93,7 @@ enum ZipArchive {
     for part in parts {
       path += "/" + part
       guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
-        throw Failure("cannot make \(path): \(String(cString: strerror(errno)))")
+        throw Failure("cannot make \(path): \(String(cString: strerror(errno)))", status: 73)
       }
       var info = stat()
       guard lstat(path, &info) == 0, info.st_mode & Glibc.S_IFMT == Glibc.S_IFDIR else {

@@ -247,9 +247,7 @@ public struct KeyNeighbours: Sendable {
 
   func place(of letter: Unicode.Scalar) -> Place? { places[letter] }
 
-  /// Whether the keys of `a` and `b` are next to each other.
-  func touch(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool { Self.touch(places[a], places[b]) }
-
+  /// Whether the keys at two places are next to each other.
   static func touch(_ first: Place?, _ second: Place?) -> Bool {
     guard let first, let second else { return false }
     let dx = first.x - second.x

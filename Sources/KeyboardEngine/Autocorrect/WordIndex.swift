@@ -72,8 +72,6 @@ struct WordIndex: Sendable {
     }
   }
 
-  func contains(hash: UInt64) -> Bool { value(hash: hash) != nil }
-
   /// The bytes the table holds.
   var memoryBytes: Int { slots.count * 5 }
 }

@@ -343,6 +343,7 @@ final class Daemon {
       for problem in errors.problems { logger.error("reload: \(problem)") }
       return reloadFailed(errors.problems.map(\.description), by: cause)
     } catch {
+      logger.error("reload: \(error)")
       return reloadFailed(["\(error)"], by: cause)
     }
     for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }

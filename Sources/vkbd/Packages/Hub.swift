@@ -123,8 +123,11 @@ struct Hub {
       let reason =
         String(decoding: output.standardError, as: UTF8.self)
         .split(separator: "\n").last.map { String($0.trimmingPrefix("vkbd-fetch: ")) } ?? "it failed"
-      let isData = reason.contains("SHA-256") || reason.contains("archive") || reason.contains("larger than")
-      throw PackageError(reason, status: isData ? .dataError : .unavailable)
+      // vkbd-fetch's status says what kind of failure it is, as ours do.
+      guard case .exited(let status) = output.termination, let kind = PackageError.Status(rawValue: status) else {
+        throw PackageError("\(fetcher) ended: \(reason)")
+      }
+      throw PackageError(reason, status: kind)
     case .failure(let failure):
       throw PackageError("cannot run \(fetcher): \(failure)", status: .unavailable)
     }

@@ -8,7 +8,7 @@ struct PackageError: Error, CustomStringConvertible {
     case failure = 1
     /// EX_DATAERR: the hub's index, archive or package is wrong.
     case dataError = 65
-    /// EX_UNAVAILABLE: the hub cannot be reached.
+    /// EX_UNAVAILABLE: the hub cannot be reached, or answers an error.
     case unavailable = 69
     /// EX_CANTCREAT: the package cannot be written.
     case cannotCreate = 73
