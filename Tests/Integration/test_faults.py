@@ -167,7 +167,11 @@ def test_after_a_jump_of_boottime_held_keys_are_read_again_from_the_kernel():
     # A suspend-like jump: CLOCK_BOOTTIME moves 30 s ahead of CLOCK_MONOTONIC
     # (Tests/Integration/boottime_jump.c, preloaded), as it does across a
     # suspend, which the VM itself cannot come back from.
-    jump = "/tmp/vkbd-boottime-jump"
+    # In a folder of its own: the daemon watches its config's folder (/tmp
+    # here), and a write there would wake its loop before the key event
+    # this test means to wake it.
+    os.makedirs("/tmp/vkbd-boottime", exist_ok=True)
+    jump = "/tmp/vkbd-boottime/jump"
     with open(jump, "w") as seconds:
         seconds.write("0")
     preload = {"LD_PRELOAD": os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "boottime_jump.so"),
