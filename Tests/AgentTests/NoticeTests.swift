@@ -55,7 +55,9 @@ import Testing
 
 /// The notifier against a notification service on a private session bus:
 /// one that answers, one that is slow, none at all. The agent never waits.
-@Suite(.serialized) struct NotifierTests {
+/// In the shell bridge's suite, whose tests run one at a time: a private bus
+/// is named by the process's environment.
+extension ShellBridgeTests {
   /// A notification service in Python (Gio): it records each call's
   /// summary, body and replaces_id to `record`, and answers after `delay`
   /// (with the id it replaced, as servers do).
