@@ -149,6 +149,29 @@ enum DBus {
     }
   }
 
+  /// Answers the method call `message` with `arguments`; 1 (handled), or
+  /// a negative errno when the reply cannot be made.
+  @discardableResult
+  static func reply(to message: OpaquePointer, _ arguments: [Argument] = []) -> Int32 {
+    var reply: OpaquePointer?
+    guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return -ENOMEM }
+    defer { sd_bus_message_unref(reply) }
+    for argument in arguments where !append(argument, to: reply) { return -EINVAL }
+    _ = sd_bus_send(nil, reply, nil)
+    return 1
+  }
+
+  /// Emits the signal `member` of `interface` at `path`, with `arguments`.
+  static func emit(
+    _ bus: OpaquePointer?, _ path: String, _ interface: String, _ member: String, _ arguments: [Argument] = []
+  ) {
+    var message: OpaquePointer?
+    guard sd_bus_message_new_signal(bus, &message, path, interface, member) >= 0, let message else { return }
+    defer { sd_bus_message_unref(message) }
+    for argument in arguments where !append(argument, to: message) { return }
+    _ = sd_bus_send(bus, message, nil)
+  }
+
   /// A D-Bus type code, as sd-bus takes it.
   static func type(_ code: Unicode.Scalar) -> CChar { CChar(UInt8(ascii: code)) }
 

@@ -140,13 +140,13 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
       guard let fields = DBus.readStrings(message, count: 4) else {
         return sd_bus_reply_method_errno(message, EINVAL, nil)
       }
-      reply(to: message)
+      DBus.reply(to: message)
       bridge.take(window: fields[0], app: fields[1], instance: fields[2], title: fields[3])
       return 1
     }
     if sd_bus_message_is_method_call(message, ShellBridge.interface, "FieldChanged") > 0 {
       guard bridge.takeField(message) else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
-      reply(to: message)
+      DBus.reply(to: message)
       return 1
     }
     if bridge.desktop == .gnome, sd_bus_message_is_method_call(message, ShellBridge.interface, "LayoutChanged") > 0 {
@@ -157,7 +157,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
         variant: fields[3], options: fields[4], group: Int(group))
       // The daemon would refuse it, and this agent with it.
       guard layout.isWellFormed else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
-      reply(to: message)
+      DBus.reply(to: message)
       bridge.take(layout)
       return 1
     }
@@ -166,24 +166,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
 
   /// Emits one of the agent's signals, with a string or no argument.
   func emit(_ member: String, _ argument: String?) {
-    var message: OpaquePointer?
-    guard sd_bus_message_new_signal(bus, &message, Self.objectPath, Self.interface, member) >= 0, let message else {
-      return
-    }
-    defer { sd_bus_message_unref(message) }
-    if let argument {
-      guard argument.withCString({ sd_bus_message_append_basic(message, DBus.type("s"), $0) }) >= 0 else { return }
-    }
-    _ = sd_bus_send(bus, message, nil)
-  }
-
-  /// Sends a method call's empty reply.
-  private static func reply(to message: OpaquePointer) {
-    var reply: OpaquePointer?
-    if sd_bus_message_new_method_return(message, &reply) >= 0 {
-      _ = sd_bus_send(nil, reply, nil)
-      sd_bus_message_unref(reply)
-    }
+    DBus.emit(bus, Self.objectPath, Self.interface, member, argument.map { [.string($0)] } ?? [])
   }
 
   /// One report of the extension or the script. An empty window: nothing

@@ -266,22 +266,22 @@ final class StatusIcon: Reconnecting {
     if called("Get", on: propertiesInterface) {
       guard let names = DBus.readStrings(message, count: 2), let found = own.first(where: { $0.0 == names[1] })
       else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
-      return reply(message, [.variant(found.1, found.2)])
+      return DBus.reply(to: message, [.variant(found.1, found.2)])
     }
     if called("GetAll", on: propertiesInterface) {
-      return reply(message, [.array("{sv}", own.map { .property($0.0, $0.1, $0.2) })])
+      return DBus.reply(to: message, [.array("{sv}", own.map { .property($0.0, $0.1, $0.2) })])
     }
     if called("Introspect", on: "org.freedesktop.DBus.Introspectable") {
-      return reply(message, [.string(isItem ? Self.itemIntrospection : Self.menuIntrospection)])
+      return DBus.reply(to: message, [.string(isItem ? Self.itemIntrospection : Self.menuIntrospection)])
     }
     if isItem {
       // Activate is left to sd-bus's "unknown method": Plasma then opens
       // the menu, as waybar does for ItemIsMenu and GNOME on any click.
-      if called("SecondaryActivate") || called("ContextMenu") || called("Scroll") { return reply(message, []) }
+      if called("SecondaryActivate") || called("ContextMenu") || called("Scroll") { return DBus.reply(to: message, []) }
       return 0
     }
     if called("GetLayout") {
-      return reply(message, [.uint32(revision), rootLayout])
+      return DBus.reply(to: message, [.uint32(revision), rootLayout])
     }
     if called("GetGroupProperties") {
       // Every id asked for, the root (0) among them, which libdbusmenu asks for too.
@@ -294,7 +294,7 @@ final class StatusIcon: Reconnecting {
       if ids.isEmpty || ids.contains(0) {
         entries.insert(.structure("ia{sv}", [.int32(0), .array("{sv}", [Self.rootProperty])]), at: 0)
       }
-      return reply(message, [.array("(ia{sv})", entries)])
+      return DBus.reply(to: message, [.array("(ia{sv})", entries)])
     }
     if called("Event") {
       if let id = DBus.readInt32(message), let event = DBus.readString(message), event == "clicked",
@@ -302,7 +302,7 @@ final class StatusIcon: Reconnecting {
       {
         clicked(item)
       }
-      return reply(message, [])
+      return DBus.reply(to: message, [])
     }
     if called("EventGroup") {
       // a(isvu): each event's id and name; the data and time are not needed.
@@ -320,37 +320,21 @@ final class StatusIcon: Reconnecting {
           _ = sd_bus_message_exit_container(message)
         }
       }
-      return reply(message, [.array("i", unknown)])
+      return DBus.reply(to: message, [.array("i", unknown)])
     }
-    if called("AboutToShow") { return reply(message, [.bool(false)]) }
-    if called("AboutToShowGroup") { return reply(message, [.array("i", []), .array("i", [])]) }
+    if called("AboutToShow") { return DBus.reply(to: message, [.bool(false)]) }
+    if called("AboutToShowGroup") { return DBus.reply(to: message, [.array("i", []), .array("i", [])]) }
     if called("GetProperty") {
       guard let id = DBus.readInt32(message), let name = DBus.readString(message), let item = Item(rawValue: id),
         let found = properties(of: item).first(where: { $0.0 == name })
       else { return sd_bus_reply_method_errno(message, EINVAL, nil) }
-      return reply(message, [.variant(found.1, found.2)])
+      return DBus.reply(to: message, [.variant(found.1, found.2)])
     }
     return 0
   }
 
-  /// Sends a method's reply with `arguments`; 1: handled.
-  private func reply(_ message: OpaquePointer, _ arguments: [DBus.Argument]) -> Int32 {
-    var reply: OpaquePointer?
-    guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return -ENOMEM }
-    defer { sd_bus_message_unref(reply) }
-    for argument in arguments where !DBus.append(argument, to: reply) { return -EINVAL }
-    _ = sd_bus_send(nil, reply, nil)
-    return 1
-  }
-
   private func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [DBus.Argument]) {
-    var message: OpaquePointer?
-    guard let bus, sd_bus_message_new_signal(bus.bus, &message, path, interface, member) >= 0, let message else {
-      return
-    }
-    defer { sd_bus_message_unref(message) }
-    for argument in arguments where !DBus.append(argument, to: message) { return }
-    _ = sd_bus_send(bus.bus, message, nil)
+    if let bus { DBus.emit(bus.bus, path, interface, member, arguments) }
   }
 
   private static let itemIntrospection = """
