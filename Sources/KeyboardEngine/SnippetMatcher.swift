@@ -7,19 +7,17 @@
 /// the number of snippets: each step is one probe of an open-addressing table.
 public struct SnippetMatcher: Sendable {
   /// The snippets, in load order.
-  public let snippets: [Snippet]
+  public let snippets: SnippetTable
   /// The snippets that share a trigger, by the trie node where it ends:
   /// every one of them in load order (the first is the node's terminal).
   /// As in espanso, typing the trigger offers them in the picker.
-  private var sharedAt: [Int32: [Int]] = [:]
+  /// Each list is `shared[start..<start + count]`, by its node.
+  private var sharedAt: [Int32: (start: Int32, count: Int32)] = [:]
+  private var shared: [Int32] = []
 
-  /// For each trie node, the snippet whose trigger ends there, or -1.
-  private var terminals: [Int32] = [-1]
-  /// The edges: `slots[i]` is `(node << 21 | character) + 1`, 0 when free.
-  private var slots: [UInt64]
-  private var targets: [Int32]
-  private var slotMask: Int
-  private var edgeCount = 0
+  /// The triggers, reversed: each node's terminal is the snippet whose
+  /// trigger ends there.
+  private var trie = TriggerTrie()
 
   /// The regex triggers, in load order, with their snippets and the
   /// characters one of which every match holds (a plain array: the
@@ -58,47 +56,59 @@ public struct SnippetMatcher: Sendable {
 
   /// Builds the trie. Triggers must be non-empty and at most
   /// ``maximumTriggerLength`` characters (the loader checks both).
-  /// The file each snippet comes from (its origin without the line), as
-  /// an index into ``originFiles``.
-  public private(set) var originFile: [Int32] = []
-  public private(set) var originFiles: [String] = []
-
-  public init(_ snippets: [Snippet]) {
+  public init(_ snippets: SnippetTable) {
     self.snippets = snippets
-    var fileIndex: [Substring: Int32] = [:]
-    for snippet in snippets {
-      let file = snippet.originFile
-      if let index = fileIndex[file] {
-        originFile.append(index)
-      } else {
-        fileIndex[file] = Int32(originFiles.count)
-        originFile.append(Int32(originFiles.count))
-        originFiles.append(String(file))
-      }
-    }
-    slots = [UInt64](repeating: 0, count: 64)
-    targets = [Int32](repeating: 0, count: 64)
-    slotMask = 63
-    var owners: [String: Int] = [:]
-    for (index, snippet) in snippets.enumerated() {
-      wordSides.append((snippet.leftWord ? Self.leftSide : 0) | (snippet.rightWord ? Self.rightSide : 0))
-      if let regex = snippet.regex {
+    wordSides.reserveCapacity(snippets.count)
+    var characters: [Unicode.Scalar] = []
+    var sharing: [UInt64] = []  // a shared trigger's node in the high half, a snippet of it in the low
+    for index in snippets.indices {
+      let flags = snippets.flags(at: index)
+      wordSides.append(
+        (flags.contains(.leftWord) ? Self.leftSide : 0) | (flags.contains(.rightWord) ? Self.rightSide : 0))
+      if flags.contains(.regex), let regex = snippets.whole(at: index)?.regex {
         addRegex(regex, snippet: Int32(index))
         continue
       }
-      for trigger in snippet.triggers {
-        for variant in Self.variants(of: trigger, propagateCase: snippet.propagateCase) {
-          if let owner = owners[variant] {
-            if owner != index {
-              let node = insert(variant, snippet: Int32(owner))
-              if sharedAt[node]?.contains(index) != true { sharedAt[node, default: [owner]].append(index) }
-            }
-            continue
-          }
-          owners[variant] = index
-          insert(variant, snippet: Int32(index))
+      snippets.forEachTrigger(at: index) { utf8 in
+        characters.removeAll(keepingCapacity: true)
+        characters.append(contentsOf: UTF8Scalars(bytes: utf8))
+        add(characters, snippet: index, sharing: &sharing)
+        guard flags.contains(.propagateCase) else { return }
+        if utf8.allSatisfy({ $0 < 0x80 }) {
+          // In ASCII a letter's capital is one byte: no Unicode tables.
+          for variant in Self.asciiVariants(of: characters) { add(variant, snippet: index, sharing: &sharing) }
+          return
+        }
+        for variant in Self.variants(of: String(decoding: utf8, as: UTF8.self), propagateCase: true).dropFirst() {
+          add(Array(variant.unicodeScalars), snippet: index, sharing: &sharing)
         }
       }
+    }
+    // The lists of shared triggers, each in load order.
+    sharing.sort()
+    var previous = UInt64.max
+    for pair in sharing where pair != previous {
+      let node = Int32(truncatingIfNeeded: pair >> 32)
+      if previous == .max || previous >> 32 != pair >> 32 { sharedAt[node] = (Int32(shared.count), 0) }
+      sharedAt[node]!.count += 1
+      shared.append(Int32(truncatingIfNeeded: pair))
+      previous = pair
+    }
+  }
+
+  /// A table of `snippets`, and its trie.
+  public init(_ snippets: [Snippet]) { self.init(SnippetTable(snippets)) }
+
+  /// Adds a trigger's characters for `snippet`: the first snippet to have
+  /// a trigger owns it; a later one shares it (the picker offers both).
+  private mutating func add(_ trigger: [Unicode.Scalar], snippet index: Int, sharing: inout [UInt64]) {
+    let node = trie.insert(trigger)
+    let owner = trie.terminals[Int(node)]
+    if owner < 0 {
+      trie.terminals[Int(node)] = Int32(index)
+    } else if owner != Int32(index) {
+      sharing.append(UInt64(UInt32(node)) << 32 | UInt64(UInt32(owner)))
+      sharing.append(UInt64(UInt32(node)) << 32 | UInt64(UInt32(index)))
     }
   }
 
@@ -131,6 +141,24 @@ public struct SnippetMatcher: Sendable {
     }
     var result = [trigger]
     for variant in [capitalized, trigger.uppercased()] where !result.contains(variant) { result.append(variant) }
+    return result
+  }
+
+  /// The forms ``variants(of:propagateCase:)`` adds to a trigger in ASCII
+  /// (capitalized, in capitals), those that differ from it and each other.
+  static func asciiVariants(of trigger: [Unicode.Scalar]) -> [[Unicode.Scalar]] {
+    func isLower(_ scalar: Unicode.Scalar) -> Bool { scalar >= "a" && scalar <= "z" }
+    func capital(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+      isLower(scalar) ? Unicode.Scalar(scalar.value - 0x20)! : scalar
+    }
+    var result: [[Unicode.Scalar]] = []
+    if let first = trigger.firstIndex(where: { isLower($0) || ($0 >= "A" && $0 <= "Z") }), isLower(trigger[first]) {
+      var capitalized = trigger
+      capitalized[first] = capital(trigger[first])
+      result.append(capitalized)
+    }
+    let upper = trigger.map(capital)
+    if upper != trigger && result.first != upper { result.append(upper) }
     return result
   }
 
@@ -234,20 +262,20 @@ public struct SnippetMatcher: Sendable {
   /// Whether a press typing `next` may complete a trigger, plain or regex:
   /// when not, the text before it need not be read.
   public func mayComplete(with next: Unicode.Scalar) -> Bool {
-    (edgeCount > 0 && (child(of: 0, next.value) > 0 || Self.isSeparator(next)))
+    (!trie.isEmpty && (trie.child(of: 0, next.value) > 0 || Self.isSeparator(next)))
       || (hasRegexes && mayMatchRegex(endingWith: next))
   }
 
   /// The longest trigger that a press typing `next` completes, at the end of
   /// `text`. Allocates nothing.
   public func match(next: Unicode.Scalar, after text: some MatchableText) -> Match? {
-    guard edgeCount > 0 else { return nil }
+    guard !trie.isEmpty else { return nil }
     // A trigger that ends with this character…
     var best: Match?
-    var node = child(of: 0, next.value)
+    var node = trie.child(of: 0, next.value)
     var depth = 0  // characters taken from the model
     while node > 0 {
-      let snippet = terminals[Int(node)]
+      let snippet = trie.terminals[Int(node)]
       if snippet >= 0 {
         let word = wordSides[Int(snippet)]
         if word & Self.rightSide == 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
@@ -256,7 +284,7 @@ public struct SnippetMatcher: Sendable {
         }
       }
       guard depth < text.count else { break }
-      node = child(of: node, text[typedFromEnd: depth].value)
+      node = trie.child(of: node, text[typedFromEnd: depth].value)
       depth += 1
     }
     if best != nil || !Self.isSeparator(next) { return best }
@@ -264,10 +292,10 @@ public struct SnippetMatcher: Sendable {
     node = 0
     depth = 0
     while depth < text.count {
-      node = child(of: node, text[typedFromEnd: depth].value)
+      node = trie.child(of: node, text[typedFromEnd: depth].value)
       guard node > 0 else { break }
       depth += 1
-      let snippet = terminals[Int(node)]
+      let snippet = trie.terminals[Int(node)]
       if snippet >= 0 {
         let word = wordSides[Int(snippet)]
         if word & Self.rightSide != 0 && (word & Self.leftSide == 0 || Self.isBoundary(before: depth, in: text)) {
@@ -284,16 +312,19 @@ public struct SnippetMatcher: Sendable {
   public func snippet(forTrigger trigger: String) -> Snippet? {
     var node: Int32 = 0
     for character in trigger.unicodeScalars.reversed() {
-      node = child(of: node, character.value)
+      node = trie.child(of: node, character.value)
       if node == 0 { return nil }
     }
-    let index = terminals[Int(node)]
+    let index = trie.terminals[Int(node)]
     return index >= 0 ? snippets[Int(index)] : nil
   }
 
   /// Every snippet whose trigger `match` found, in load order, when
   /// several share it; nil when it is the only one.
-  public func sharing(_ match: Match) -> [Int]? { match.node > 0 ? sharedAt[match.node] : nil }
+  public func sharing(_ match: Match) -> [Int]? {
+    guard match.node > 0, let list = sharedAt[match.node] else { return nil }
+    return shared[Int(list.start)..<Int(list.start + list.count)].map(Int.init)
+  }
 
   /// How many triggers several snippets share.
   public var sharedTriggerCount: Int { sharedAt.count }
@@ -303,70 +334,5 @@ public struct SnippetMatcher: Sendable {
   /// into a field then the trigger expands). A truncated model's start is not.
   static func isBoundary(before length: Int, in text: some MatchableText) -> Bool {
     length < text.count ? isSeparator(text[fromEnd: length]) : !text.isTruncated
-  }
-
-  // MARK: - The trie
-
-  /// Adds `trigger` (when new) and returns the node where it ends.
-  @discardableResult
-  private mutating func insert(_ trigger: String, snippet: Int32) -> Int32 {
-    var node: Int32 = 0
-    for character in trigger.unicodeScalars.reversed() {
-      let existing = child(of: node, character.value)
-      if existing > 0 {
-        node = existing
-        continue
-      }
-      let created = Int32(terminals.count)
-      terminals.append(-1)
-      addEdge(from: node, character.value, to: created)
-      node = created
-    }
-    terminals[Int(node)] = snippet
-    return node
-  }
-
-  private static func key(_ node: Int32, _ character: UInt32) -> UInt64 {
-    (UInt64(node) << 21 | UInt64(character)) &+ 1
-  }
-
-  private func slot(for key: UInt64) -> Int {
-    Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 29) & slotMask
-  }
-
-  /// The node reached from `node` by `character`, 0 when there is none.
-  private func child(of node: Int32, _ character: UInt32) -> Int32 {
-    let key = Self.key(node, character)
-    var index = slot(for: key)
-    while true {
-      let stored = slots[index]
-      if stored == key { return targets[index] }
-      if stored == 0 { return 0 }
-      index = (index + 1) & slotMask
-    }
-  }
-
-  private mutating func addEdge(from node: Int32, _ character: UInt32, to target: Int32) {
-    if (edgeCount + 1) * 2 > slots.count { grow() }
-    let key = Self.key(node, character)
-    var index = slot(for: key)
-    while slots[index] != 0 { index = (index + 1) & slotMask }
-    slots[index] = key
-    targets[index] = target
-    edgeCount += 1
-  }
-
-  private mutating func grow() {
-    let oldSlots = slots
-    let oldTargets = targets
-    slots = [UInt64](repeating: 0, count: oldSlots.count * 2)
-    targets = [Int32](repeating: 0, count: oldSlots.count * 2)
-    slotMask = slots.count - 1
-    for (index, key) in oldSlots.enumerated() where key != 0 {
-      var slot = slot(for: key)
-      while slots[slot] != 0 { slot = (slot + 1) & slotMask }
-      slots[slot] = key
-      targets[slot] = oldTargets[index]
-    }
   }
 }

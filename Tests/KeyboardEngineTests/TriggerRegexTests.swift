@@ -319,7 +319,7 @@ import Testing
       Snippet(trigger: ";b", replace: "from base", origin: "/u/match/base.yml:3"),
       Snippet(trigger: ";m", replace: "from mail", origin: "/u/match/mail.yml:2"),
     ])
-    #expect(snippets.originFiles == ["/u/match/base.yml", "/u/match/mail.yml"])
+    #expect(snippets.snippets.files == ["/u/match/base.yml", "/u/match/mail.yml"])
     let engine = Engine(layout: Layouts.us, configuration: .allOff, snippets: snippets)
     var configuration = engine.configuration
     configuration.snippetFilesOff = ["/u/match/base.yml"]

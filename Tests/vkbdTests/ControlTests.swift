@@ -19,8 +19,11 @@ final class ServerUnderTest: @unchecked Sendable {
   private let lock = NSLock()
   private(set) var requests: [ControlRequest] = []
 
-  /// `respond` answers on the loop's thread (default: the trigger back).
-  init(timeout: Int64 = 5_000_000, respond: ((ControlServer, ControlRequest) -> ControlReply)? = nil) throws {
+  /// `respond` answers on the loop's thread (default: the trigger back);
+  /// nil answers later (it gets the client's token for that).
+  init(
+    timeout: Int64 = 5_000_000, respond: ((ServerUnderTest, ControlRequest, UInt64) -> ControlReply?)? = nil
+  ) throws {
     path = "/tmp/vkbd-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
     loop = try EventLoop()
     server = try ControlServer(
@@ -28,9 +31,10 @@ final class ServerUnderTest: @unchecked Sendable {
     let box = Box()
     thread = Thread { box.run() }
     box.owner = self
-    server.respond = { [unowned self] request in
+    server.respond = { [unowned self] request, client in
       lock.withLock { requests.append(request) }
-      return respond?(server, request) ?? ControlReply(ok: true, expansion: request.trigger)
+      guard let respond else { return ControlReply(ok: true, expansion: request.trigger) }
+      return respond(self, request, client)
     }
     thread.start()
   }
@@ -150,6 +154,27 @@ final class ServerUnderTest: @unchecked Sendable {
     #expect(try server.ask("later").expansion == "later")
   }
 
+  @Test func anAnswerGivenLaterArrivesPastTheTimeoutAndAClientGoneMeanwhileIsForgotten() throws {
+    // `later` is answered 300 ms on, three times the clients' timeout (as a
+    // reload is once its config has loaded).
+    let server = try ServerUnderTest(timeout: 100_000) { server, request, client in
+      guard request.trigger == "later" else { return ControlReply(ok: true, expansion: request.trigger) }
+      _ = server.loop.schedule(at: monotonicMicroseconds() + 300_000) {
+        server.server.answer(client, with: ControlReply(ok: true, expansion: "at last"))
+      }
+      return nil
+    }
+    defer { server.stop() }
+    let gone = server.connect()
+    let request = ControlProtocol.encode(ControlRequest(command: .expand, trigger: "later"))
+    _ = request.withUnsafeBytes { write(gone, $0.baseAddress, $0.count) }
+    close(gone)
+    let start = Date()
+    #expect(try server.ask("later").expansion == "at last")
+    #expect(Date().timeIntervalSince(start) >= 0.25)
+    #expect(try server.ask("now").expansion == "now")
+  }
+
   @Test func theClientSaysWhenTheDaemonIsNotRunning() throws {
     let run = try VKBDBinary.run(["status", "--socket", "/tmp/vkbd-nothing-here.sock"])
     #expect(run.status == 69)
@@ -167,11 +192,11 @@ final class ServerUnderTest: @unchecked Sendable {
   /// A server whose `expand` of `announce` announces a paused event, and
   /// of `flood` eight events of 64 KiB each.
   static func announcingServer(timeout: Int64 = 5_000_000) throws -> ServerUnderTest {
-    let server = try ServerUnderTest(timeout: timeout) { server, request in
-      if request.trigger == "announce" { server.announce(event(.paused)) }
+    let server = try ServerUnderTest(timeout: timeout) { server, request, _ in
+      if request.trigger == "announce" { server.server.announce(event(.paused)) }
       if request.trigger == "flood" {
         let problem = String(repeating: "x", count: 4096)
-        for _ in 0..<8 { server.announce(event(.reloadFailed, problems: Array(repeating: problem, count: 16))) }
+        for _ in 0..<8 { server.server.announce(event(.reloadFailed, problems: Array(repeating: problem, count: 16))) }
       }
       return ControlReply(ok: true)
     }

@@ -195,17 +195,27 @@ import Testing
     #expect(error.problems.map(\.description) == ["\(path):1:1: read \(path): File too large"])
   }
 
-  @Test func oneSnippetOverTheLimitIsAProblemAtItsLine() throws {
-    let limit = SnippetLoader.maximumSnippets
-    var text = "matches:\n"
-    for index in 0...limit { text += "  - {trigger: t\(index), replace: x}\n" }
-    let path = "/tmp/vkbd-malformed-many-\(getpid()).yaml"
-    try text.write(toFile: path, atomically: true, encoding: .utf8)
-    defer { unlink(path) }
-    let error = try #require(throws: ConfigErrors.self) { try ConfigLoader.load(path: path) }
-    #expect(error.problems.count == 1)
-    #expect(error.problems.first?.line == limit + 2)
-    #expect(error.problems.first?.message == "more than \(limit) snippets")
+  @Test func snippetsOverTheirMemoryAreAProblemAtTheMatchThatPassedItAndTheRestIsLeftOut() throws {
+    // Bound by the memory they take, not by their number: here 64 KiB.
+    var first = "matches:\n"
+    for index in 0..<5000 { first += "  - {trigger: t\(index), replace: replacement number \(index)}\n" }
+    let files = SentFiles(files: [
+      "/u/match/a.yml": first, "/u/match/b.yml": "matches:\n  - {trigger: later, replace: x}\n",
+    ])
+    var loader = SnippetLoader(source: files, maximumStorage: 64 << 10)
+    loader.load(directory: "/u/match")
+    loader.finish()
+    #expect(loader.problems.count == 1)
+    let problem = try #require(loader.problems.first)
+    #expect(problem.file == "/u/match/a.yml" && problem.kind == .tooLarge)
+    #expect(
+      problem.message
+        == "the snippets loaded take more than 64 KiB of memory, the most vkbd keeps: the matches from here on and every later file are left out"
+    )
+    // What loaded stops where the problem is; b.yml is not read.
+    #expect(loader.snippets.count == problem.line - 2)
+    #expect(loader.snippets.count > 100 && loader.snippets.count < 5000)
+    #expect(loader.files == ["/u/match/a.yml"])
   }
 
   @Test func invalidUTF8IsAProblemAtLineOne() throws {

@@ -14,7 +14,7 @@ import Testing
   static func path(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
   /// What typing `trigger` types now, with the snippets `matcher` has.
-  static func preview(_ trigger: String, in snippets: [Snippet]) throws -> String {
+  static func preview(_ trigger: String, in snippets: SnippetTable) throws -> String {
     let matcher = SnippetMatcher(snippets)
     let snippet = try #require(matcher.snippet(forTrigger: trigger))
     return snippet.preview(typed: trigger, now: 1_700_000_000, nested: matcher.snippet(forTrigger:))

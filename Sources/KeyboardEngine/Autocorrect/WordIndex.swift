@@ -31,9 +31,9 @@ struct WordIndex: Sendable {
     return hash & ~1
   }
 
-  static let seed: UInt64 = 0xcbf2_9ce4_8422_2325
+  static let seed = FNV1a.seed
   static func mix(_ hash: UInt64, _ scalar: Unicode.Scalar) -> UInt64 {
-    (hash ^ UInt64(scalar.value)) &* 0x100_0000_01b3
+    (hash ^ UInt64(scalar.value)) &* FNV1a.prime
   }
 
   /// Words given as keys: a hash with its value (0 or 1) in the lowest bit.

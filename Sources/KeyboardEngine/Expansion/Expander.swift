@@ -7,8 +7,9 @@
 final class Expander {
   /// The snippets and their trigger trie.
   let snippets: SnippetMatcher
-  /// The snippets of match files left out here, by index; empty when none is.
-  private var snippetOff: [Bool] = []
+  /// Whether each match file (by the table's number) is left out here;
+  /// empty when none is.
+  private var fileOff: [Bool] = []
   /// The working memory of regex trigger searches.
   private let regexScratch = RegexScratch()
   /// Text the engine is typing itself, burst by burst.
@@ -45,12 +46,12 @@ final class Expander {
 
   /// The snippets of the files `filesOff` do not fire.
   func leaveOut(_ filesOff: Set<String>) {
-    guard !filesOff.isEmpty else {
-      snippetOff = []
-      return
-    }
-    let files = snippets.originFiles.map { filesOff.contains($0) }
-    snippetOff = snippets.originFile.map { files[Int($0)] }
+    fileOff = filesOff.isEmpty ? [] : snippets.snippets.files.map { filesOff.contains($0) }
+  }
+
+  /// Whether the snippet at `index` comes from a match file left out here.
+  private func isOff(_ index: Int) -> Bool {
+    !fileOff.isEmpty && fileOff[snippets.snippets.fileNumber(at: index)]
   }
 
   /// Whether planned keys are still to go out, or an expansion waits.
@@ -134,7 +135,7 @@ final class Expander {
   ) -> Bool {
     // A snippet of a match file left out here does not fire (a shorter
     // trigger it stands over does not either: a rare case, left as it is).
-    if !snippetOff.isEmpty && snippetOff[match.snippet] { return false }
+    if isOff(match.snippet) { return false }
     var typed: [Unicode.Scalar] = []
     for offset in stride(from: match.typedLength - 1, through: 0, by: -1) {
       typed.append(view[typedFromEnd: offset])
@@ -149,7 +150,7 @@ final class Expander {
       deadline: time.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds))
     // espanso's search_trigger: the trigger goes, then the picker opens
     // on every snippet (where it cannot be shown, the trigger just goes).
-    if snippets.snippets[match.snippet].opensSearch {
+    if snippets.snippets.flags(at: match.snippet).contains(.opensSearch) {
       guard case .typed = proceed(expansion, at: time, host, &output) else { return false }
       host.swallowRelease(of: code, true)
       _ = host.openSearch(into: &output)
@@ -158,7 +159,7 @@ final class Expander {
     // A trigger several snippets share opens the picker on them, when it
     // can be shown; else the first fires.
     if let shared = snippets.sharing(match) {
-      let offered = snippetOff.isEmpty ? shared : shared.filter { !snippetOff[$0] }
+      let offered = fileOff.isEmpty ? shared : shared.filter { !isOff($0) }
       if offered.count > 1 && host.openMenu(offered, trigger: String(scalars: typed), into: &output) {
         var offering = expansion
         offering.inMenu = true

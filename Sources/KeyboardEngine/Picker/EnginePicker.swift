@@ -4,8 +4,11 @@ import CEvdev
 /// it, the keys it takes while open, closing it with or without a choice,
 /// and the search behind it.
 extension Engine {
-  /// Builds the picker's search now, off the key path (the daemon, at load).
-  public func prepareSearch() { _ = search }
+  /// Builds the picker's search now, off the key path (the daemon, at
+  /// load), or takes `index`, built of these snippets elsewhere.
+  public func prepareSearch(_ index: SnippetSearch? = nil) {
+    if let index { search = index } else { _ = search }
+  }
 
   /// The bytes the picker's search index holds (built if it was not).
   public var searchIndexBytes: Int { search.storageBytes }

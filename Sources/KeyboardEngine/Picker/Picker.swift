@@ -114,7 +114,7 @@ final class Picker {
   }
 
   /// What the agent draws.
-  func view(of snippets: [Snippet]) -> PickerView {
+  func view(of snippets: SnippetTable) -> PickerView {
     PickerView(
       query: String(query),
       rows: result.snippets.map { index in

@@ -57,69 +57,75 @@ public struct SnippetSearch: Sendable {
   public static let maximumSnippets = 1 << 27
 
   /// Builds the index of `snippets`.
-  public init(_ snippets: [Snippet]) {
+  public init(_ snippets: SnippetTable) {
     precondition(snippets.count < Self.maximumSnippets)
-    var vocabulary: [[UInt8]: Int32] = [:]
-    var words: [[UInt8]] = []
-    var pairs: [(word: Int32, posting: UInt32)] = []
-    var found: [[UInt8]] = []
-    var mine: [Int32: UInt32] = [:]
-    for (index, snippet) in snippets.enumerated() {
+    var vocabulary = WordPool()
+    var pairs: [UInt64] = []  // a word's id in the high half, its posting in the low
+    var mine: [UInt64] = []  // this snippet's words: an id in the high half, where it is in the low
+    var scratch: [UInt8] = []
+    var folded: [UInt8] = []
+    lengths.reserveCapacity(snippets.count)
+    for index in snippets.indices {
       mine.removeAll(keepingCapacity: true)
       func add(_ word: [UInt8], _ place: UInt32) {
         guard !word.isEmpty else { return }
-        let id: Int32
-        if let known = vocabulary[word] {
-          id = known
-        } else {
-          id = Int32(words.count)
-          vocabulary[word] = id
-          words.append(word)
-        }
-        mine[id, default: 0] |= place
+        mine.append(UInt64(UInt32(vocabulary.id(of: word))) << 32 | UInt64(place))
       }
-      func addWords(of text: some StringProtocol, _ place: UInt32, limit: Int = .max) {
-        found.removeAll(keepingCapacity: true)
-        SearchFolding.words(text, limit: limit, into: &found)
-        for word in found { add(word, place) }
-      }
-      lengths.append(UInt32(clamping: snippet.displayLength))
-      guard !snippet.opensSearch else { continue }
+      lengths.append(UInt32(clamping: snippets.displayLength(at: index)))
+      let flags = snippets.flags(at: index)
+      guard !flags.contains(.opensSearch) else { continue }
       listed.append(index)
-      for trigger in snippet.triggers {
-        add(SearchFolding.whole(trigger), Self.wholeTrigger)
-        addWords(of: trigger, Self.inTrigger)
+      snippets.forEachTrigger(at: index) { trigger in
+        SearchFolding.whole(UTF8Scalars(bytes: trigger), into: &folded)
+        add(folded, Self.wholeTrigger)
+        SearchFolding.forEachWord(of: UTF8Scalars(bytes: trigger), scratch: &scratch) { add($0, Self.inTrigger) }
       }
-      if let label = snippet.label { addWords(of: label, Self.inLabel, limit: Self.replacementSearched) }
-      for term in snippet.searchTerms { addWords(of: term, Self.inTerms, limit: Self.replacementSearched) }
-      for part in snippet.replacement.parts {
-        if case .text(let text) = part { addWords(of: text, Self.inReplacement, limit: Self.replacementSearched) }
+      snippets.forEachText(at: index) { text, isLabel in
+        SearchFolding.forEachWord(of: UTF8Scalars(bytes: text), limit: Self.replacementSearched, scratch: &scratch) {
+          add($0, isLabel ? Self.inLabel : Self.inReplacement)
+        }
       }
-      for (id, places) in mine { pairs.append((id, UInt32(index) | places)) }
+      if flags.contains(.whole), let whole = snippets.whole(at: index) {
+        for term in whole.searchTerms {
+          SearchFolding.forEachWord(of: term.unicodeScalars, limit: Self.replacementSearched, scratch: &scratch) {
+            add($0, Self.inTerms)
+          }
+        }
+      }
+      // One posting a word, with every place it has in the snippet.
+      mine.sort()
+      var next = 0
+      while next < mine.count {
+        let id = mine[next] >> 32
+        var places: UInt32 = 0
+        while next < mine.count && mine[next] >> 32 == id {
+          places |= UInt32(truncatingIfNeeded: mine[next])
+          next += 1
+        }
+        pairs.append(id << 32 | UInt64(UInt32(index) | places))
+      }
     }
     // The vocabulary sorted, and the postings grouped by word in that order.
-    let order = words.indices.sorted { words[$0].lexicographicallyPrecedes(words[$1]) }
-    var rank = [Int32](repeating: 0, count: words.count)
-    for (position, id) in order.enumerated() { rank[id] = Int32(position) }
-    var counts = [UInt32](repeating: 0, count: words.count + 1)
-    for pair in pairs { counts[Int(rank[Int(pair.word)]) + 1] += 1 }
-    for index in 0..<words.count { counts[index + 1] += counts[index] }
+    let wordCount = vocabulary.count
+    let order = vocabulary.sortedIDs()
+    var rank = [Int32](repeating: 0, count: wordCount)
+    for (position, id) in order.enumerated() { rank[Int(id)] = Int32(position) }
+    var counts = [UInt32](repeating: 0, count: wordCount + 1)
+    for pair in pairs { counts[Int(rank[Int(pair >> 32)]) + 1] += 1 }
+    for index in 0..<wordCount { counts[index + 1] += counts[index] }
     postingStarts = counts
     var filled = counts
     postings = [UInt32](repeating: 0, count: pairs.count)
     for pair in pairs {
-      let position = Int(rank[Int(pair.word)])
-      postings[Int(filled[position])] = pair.posting
+      let position = Int(rank[Int(pair >> 32)])
+      postings[Int(filled[position])] = UInt32(truncatingIfNeeded: pair)
       filled[position] += 1
     }
-    for position in 0..<words.count {
+    pairs = []
+    for position in 0..<wordCount {
       postings[Int(postingStarts[position])..<Int(postingStarts[position + 1])].sort()
     }
-    bytes.reserveCapacity(words.reduce(0) { $0 + $1.count })
-    for id in order {
-      bytes.append(contentsOf: words[id])
-      starts.append(UInt32(bytes.count))
-    }
+    (bytes, starts) = vocabulary.concatenated(in: order)
     var position = 0
     for byte in 0..<256 {
       let start = position
@@ -127,6 +133,9 @@ public struct SnippetSearch: Sendable {
       byteRanges[byte] = start..<position
     }
   }
+
+  /// The index of `snippets`.
+  public init(_ snippets: [Snippet]) { self.init(SnippetTable(snippets)) }
 
   /// The result of a search: the best `limit` snippets, best first, and
   /// how many matched in all.
@@ -283,5 +292,76 @@ public struct SnippetSearch: Sendable {
       || rest(common, common + 1)  // letter missing
       || (common + 1 < query.count && common + 1 < word.count && query[common] == word[common + 1]
         && query[common + 1] == word[common] && rest(common + 2, common + 2))  // swapped
+  }
+}
+
+/// The words of an index being built: each stored once, in one byte array,
+/// found again by its hash (open addressing).
+struct WordPool {
+  private var bytes: [UInt8] = []
+  private var starts: [UInt32] = [0]
+  /// Word ids by hash slot, -1 where free.
+  private var slots = [Int32](repeating: -1, count: 1024)
+
+  var count: Int { starts.count - 1 }
+
+  /// The id of `word`, stored when new.
+  mutating func id(of word: [UInt8]) -> Int32 {
+    var slot = FNV1a.slot(FNV1a.hash(word), count: slots.count)
+    while true {
+      let id = slots[slot]
+      if id < 0 { break }
+      if matches(Int(id), word) { return id }
+      slot = (slot + 1) & (slots.count - 1)
+    }
+    let id = Int32(count)
+    bytes.append(contentsOf: word)
+    starts.append(UInt32(bytes.count))
+    slots[slot] = id
+    if count * 2 > slots.count { grow() }
+    return id
+  }
+
+  /// The ids in the words' byte order.
+  func sortedIDs() -> [Int32] {
+    bytes.withUnsafeBufferPointer { bytes in
+      (0..<Int32(count)).sorted { first, second in
+        word(Int(first), in: bytes).lexicographicallyPrecedes(word(Int(second), in: bytes))
+      }
+    }
+  }
+
+  /// The words in `order`, end to end, and where each starts (and the end).
+  func concatenated(in order: [Int32]) -> (bytes: [UInt8], starts: [UInt32]) {
+    var result: [UInt8] = []
+    result.reserveCapacity(bytes.count)
+    var resultStarts: [UInt32] = [0]
+    resultStarts.reserveCapacity(order.count + 1)
+    bytes.withUnsafeBufferPointer { bytes in
+      for id in order {
+        result.append(contentsOf: word(Int(id), in: bytes))
+        resultStarts.append(UInt32(result.count))
+      }
+    }
+    return (result, resultStarts)
+  }
+
+  private func word(_ id: Int, in bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: bytes[Int(starts[id])..<Int(starts[id + 1])])
+  }
+
+  private func matches(_ id: Int, _ word: [UInt8]) -> Bool {
+    let start = Int(starts[id])
+    return Int(starts[id + 1]) - start == word.count && bytes[start..<start + word.count].elementsEqual(word)
+  }
+
+  private mutating func grow() {
+    slots = [Int32](repeating: -1, count: slots.count * 2)
+    for id in 0..<count {
+      let start = Int(starts[id])
+      var slot = FNV1a.slot(FNV1a.hash(bytes[start..<Int(starts[id + 1])]), count: slots.count)
+      while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
+      slots[slot] = Int32(id)
+    }
   }
 }

@@ -37,7 +37,7 @@ extension VKBD {
       let warnings = configuration.warnings
       let errors = configuration.snippetProblems
       let files = configuration.snippetFiles.count
-      let regexes = configuration.snippets.count { $0.regex != nil }
+      let regexes = configuration.snippets.indices.count { configuration.snippets.flags(at: $0).contains(.regex) }
       let shared = matcher.sharedTriggerCount
       print(
         "\(configuration.source): \(errors.isEmpty ? "good" : "loaded in part"): layout \(names), "

@@ -158,10 +158,11 @@ enum ConfigLoader {
         readExpansion(value, into: &engine.expansion, reader: &reader)
       case "snippets":
         let directory = reader.file == Configuration.embeddedName ? "." : MatchPaths.directory(of: reader.file)
+        var entries: [(pattern: String, node: YAMLNode)] = []
         for item in reader.list(value, key: key) ?? [] {
-          guard let pattern = reader.string(item, key: key) else { continue }
-          snippets.load(entry: pattern, relativeTo: directory, reader: &reader, at: item)
+          if let pattern = reader.string(item, key: key) { entries.append((pattern, item)) }
         }
+        snippets.load(entries: entries, relativeTo: directory, reader: &reader)
       case "matches":
         snippets.readMatches(value, reader: &reader)
       case "devices":

@@ -17,7 +17,7 @@ struct Configuration {
   /// The XKB names of the configured layout.
   var layout: LayoutNames? { compiledLayout?.names }
   /// The snippets, from the files named and the inline matches.
-  var snippets: [Snippet] = []
+  var snippets = SnippetTable()
   /// The match files read.
   var snippetFiles: [String] = []
   /// The spelling dictionaries autocorrect uses, by name (`en_US`); nil:
@@ -242,6 +242,8 @@ struct ConfigProblem: Error, Equatable, CustomStringConvertible {
     case undefinedVariable = "undefined variable"
     /// A key vkbd does not read, ignored (as espanso does).
     case unknownKey = "unknown key"
+    /// More than vkbd keeps in memory: what comes after is left out.
+    case tooLarge = "too large"
   }
 
   var description: String { "\(file):\(line):\(column): \(message)" }

@@ -12,6 +12,18 @@ struct PendingMatch {
   var file: String
   var line: Int
   var column: Int
+  /// The line where the match starts: the snippet's origin.
+  var originLine: Int
+
+  /// The snippet as it is, when there is nothing to work out once every
+  /// file is read: no variable, no regex group, no reference in the
+  /// replacement (``MatchResolver`` would leave it as it is).
+  var finished: Snippet? {
+    guard locals.isEmpty, captures.isEmpty, !Templates.mayHaveReferences(replace) else { return nil }
+    var finished = snippet
+    finished.replacement = Template(replace)
+    return finished
+  }
 
   /// A problem of the match, at its `replace:`.
   func problem(_ message: String, _ kind: ConfigProblem.Kind) -> ConfigProblem {
@@ -24,23 +36,23 @@ struct PendingMatch {
 /// word options, case, label and variables.
 enum MatchReader {
   static let maximumReplacementLength = 65_536
-  static let matchKeys = [
+  static let matchKeys: Set<String> = [
     "trigger", "triggers", "regex", "replace", "form", "form_fields", "word", "left_word", "right_word",
     "propagate_case", "uppercase_style", "label", "vars", "search_terms", "force_clipboard", "force_mode",
     "paragraph",
   ]
   /// espanso's match kinds that vkbd does not type: skipped with a warning.
-  static let unsupportedMatchKeys = ["image_path", "html", "markdown", "passive_only"]
+  static let unsupportedMatchKeys: Set<String> = ["image_path", "html", "markdown", "passive_only"]
 
   /// One match of a list; nil, with what is wrong reported, when it is
   /// left out.
   static func read(_ node: YAMLNode, reader: inout YAMLReader) -> PendingMatch? {
-    let origin = "\(reader.file):\(node.line)"
     guard case .mapping(let mapping) = node.content else {
       reader.report("a match must be a mapping of keys to values", at: node, kind: .invalidMatch)
       return nil
     }
     var entries: [(key: String, value: YAMLNode)] = []
+    entries.reserveCapacity(mapping.count)
     for (keyNode, value) in mapping {
       guard case .scalar(let key, _) = keyNode.content else { continue }
       if Self.matchKeys.contains(key) {
@@ -60,7 +72,7 @@ enum MatchReader {
     var form: (text: String, node: YAMLNode)?
     var formFields: YAMLNode?
     var variables: [(name: String, definition: VariableDefinition)] = []
-    var snippet = Snippet(triggers: [], replacement: Template(""), origin: origin)
+    var snippet = Snippet(triggers: [], replacement: Template(""), origin: "")  // the table keeps the origin
     var word: Bool?
     var leftWord: Bool?
     var rightWord: Bool?
@@ -136,7 +148,9 @@ enum MatchReader {
       }
     }
     for trigger in triggers {
-      let length = trigger.unicodeScalars.count
+      // Its UTF-8 bytes are enough when few: as many as its characters or more.
+      let bytes = trigger.utf8.count
+      let length = bytes <= SnippetMatcher.maximumTriggerLength ? bytes : trigger.unicodeScalars.count
       if length == 0 {
         reader.report("a trigger is empty", at: node, kind: .invalidMatch)
       } else if length > SnippetMatcher.maximumTriggerLength {
@@ -151,7 +165,9 @@ enum MatchReader {
       if !hasReplace { reader.report("match has no replace: (nor form:)", at: node, kind: .invalidMatch) }
       return nil
     }
-    if replace.text.unicodeScalars.count > Self.maximumReplacementLength {
+    if replace.text.utf8.count > Self.maximumReplacementLength
+      && replace.text.unicodeScalars.count > Self.maximumReplacementLength
+    {
       reader.report(
         "replace is longer than \(Self.maximumReplacementLength) characters", at: replace.node, kind: .invalidMatch)
     }
@@ -159,7 +175,7 @@ enum MatchReader {
     snippet.triggers = triggers
     return PendingMatch(
       snippet: snippet, replace: replace.text, captures: captures, locals: variables, file: reader.file,
-      line: replace.node.line, column: replace.node.column)
+      line: replace.node.line, column: replace.node.column, originLine: node.line)
   }
 
   /// The members of a YAML set (`{a, b}`: a mapping whose values are all

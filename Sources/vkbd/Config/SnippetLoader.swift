@@ -6,11 +6,14 @@ import KeyboardEngine
 /// out, a match that is invalid or uses what vkbd does not support is
 /// reported and skipped, and the rest loads. Every problem has its file:line.
 struct SnippetLoader {
-  /// The snippets, once ``finish()`` resolved their variables.
-  private(set) var snippets: [Snippet] = []
+  /// The snippets, once ``finish()`` resolved their variables. A match
+  /// with no variable goes in as it is read; one with variables waits in
+  /// ``pending``, in its place here.
+  private(set) var snippets = SnippetTable()
   /// Matches read, waiting for every file's `global_vars` (they are global,
-  /// as in espanso: a file may use one that a later file defines).
-  private var pending: [PendingMatch] = []
+  /// as in espanso: a file may use one that a later file defines), with
+  /// their places in ``snippets``.
+  private var pending: [(place: Int, match: PendingMatch)] = []
   private var globals: [String: VariableDefinition] = [:]
   private var globalOrder: [String] = []
   /// The match files read, in order.
@@ -22,15 +25,24 @@ struct SnippetLoader {
   /// The real paths of the files being read, innermost last (import cycles).
   private var importChain: [String] = []
   private var loaded: Set<String> = []
+  /// The snippets took all the memory they may: nothing more is read.
+  private var isFull = false
   private let source: any MatchFileSource
 
   /// False in a fuzzing build: names of files are checked, the files not read.
   nonisolated(unsafe) static var readsFiles = true
 
-  init(source: any MatchFileSource = DiskFiles()) { self.source = source }
+  /// The most bytes the snippets may take (``SnippetTable/storageBytes``).
+  let maximumStorage: Int
 
-  // Limits, stated in vkbd.yaml(5).
-  static let maximumSnippets = 100_000
+  init(source: any MatchFileSource = DiskFiles(), maximumStorage: Int = Self.maximumStorage) {
+    self.source = source
+    self.maximumStorage = maximumStorage
+  }
+
+  // Limits, stated in vkbd.yaml(5). The snippets are bound by the memory
+  // they take, not by their number.
+  static let maximumStorage = 512 << 20
   static let maximumImportDepth = 16
 
   /// Top-level keys of espanso's legacy format, which it ignores now.
@@ -38,40 +50,49 @@ struct SnippetLoader {
 
   // MARK: - Files
 
-  /// Loads a `snippets:` entry: a file, a directory of match files (every
-  /// `.yml`/`.yaml` below it, except those named `_…`, which are for imports,
-  /// as in espanso), or a glob (`**` for any depth). Relative to `directory`.
-  mutating func load(entry pattern: String, relativeTo directory: String, reader: inout YAMLReader, at node: YAMLNode) {
-    let path = MatchPaths.join(directory, pattern)
+  /// Loads the `snippets:` entries, in order: each a file, a directory of
+  /// match files (every `.yml`/`.yaml` below it, except those named `_…`,
+  /// which are for imports, as in espanso), or a glob (`**` for any depth),
+  /// relative to `directory`.
+  mutating func load(
+    entries: [(pattern: String, node: YAMLNode)], relativeTo directory: String, reader: inout YAMLReader
+  ) {
     guard Self.readsFiles else { return }
-    guard MatchPaths.isPattern(pattern) else {
-      guard source.kind(of: path) != nil else {
-        reader.report("snippets: \(path): no such file or directory", at: node, kind: .missingFile)
-        return
+    var files: [(path: String, node: YAMLNode?)] = []
+    for (pattern, node) in entries {
+      let path = MatchPaths.join(directory, pattern)
+      guard MatchPaths.isPattern(pattern) else {
+        guard source.kind(of: path) != nil else {
+          reader.report("snippets: \(path): no such file or directory", at: node, kind: .missingFile)
+          continue
+        }
+        files += filesAt(path).map { ($0, node) }
+        continue
       }
-      load(path: path, reader: &reader, at: node)
-      return
+      let matches = MatchPaths.glob(path, in: source)
+      if matches.isEmpty { reader.warn("snippets: \(path) matches no file", at: node, kind: .missingFile) }
+      files += matches.flatMap(filesAt).map { ($0, node) }
     }
-    let matches = MatchPaths.glob(path, in: source)
-    if matches.isEmpty { reader.warn("snippets: \(path) matches no file", at: node, kind: .missingFile) }
-    for match in matches { load(path: match, reader: &reader, at: node) }
+    loadFiles(files, reader: &reader)
   }
 
-  private mutating func load(path: String, reader: inout YAMLReader, at node: YAMLNode) {
-    if source.kind(of: path) == .directory {
-      for file in MatchPaths.matchFiles(under: path, in: source) { loadFile(file, reader: &reader, at: node) }
-    } else {
-      loadFile(path, reader: &reader, at: node)
-    }
+  /// The match files `path` names: the file, or those under the directory.
+  private func filesAt(_ path: String) -> [String] {
+    source.kind(of: path) == .directory ? MatchPaths.matchFiles(under: path, in: source) : [path]
   }
 
   /// Loads every match file under `directory`, as espanso reads its
   /// `match/` (a user's own, sent by the session agent).
   mutating func load(directory: String) {
     var reader = YAMLReader(file: directory)
-    for file in MatchPaths.matchFiles(under: directory, in: source) { loadFile(file, reader: &reader, at: nil) }
+    loadFiles(MatchPaths.matchFiles(under: directory, in: source).map { ($0, nil) }, reader: &reader)
     problems += reader.problems
     warnings += reader.warnings
+  }
+
+  /// Loads `files` in order, each where a node says it was named.
+  private mutating func loadFiles(_ files: [(path: String, node: YAMLNode?)], reader: inout YAMLReader) {
+    for (path, node) in files { loadFile(path, reader: &reader, at: node) }
   }
 
   /// Reads one match file; `reader` and `node` say where it was named.
@@ -86,7 +107,7 @@ struct SnippetLoader {
       reader.report("imports nest deeper than \(Self.maximumImportDepth) files", at: node, kind: .missingFile)
       return
     }
-    guard loaded.insert(real).inserted else { return }  // already read (a file imported twice)
+    guard loaded.insert(real).inserted, !isFull else { return }  // already read (a file imported twice)
     let text: String
     do {
       text = try source.read(path)
@@ -103,6 +124,8 @@ struct SnippetLoader {
     warnings += fileReader.warnings
   }
 
+  /// Takes in a match file: its `global_vars` and `imports` in their
+  /// order, then its `matches`.
   private mutating func readMatchFile(_ root: YAMLNode, path: String, reader: inout YAMLReader) {
     if case .scalar(let text, _) = root.content, text.isEmpty || text == "null" { return }  // empty file
     guard case .mapping(let mapping) = root.content else {
@@ -144,18 +167,29 @@ struct SnippetLoader {
 
   // MARK: - Matches
 
-  /// Reads a list of matches (a file's `matches:` or the config's).
+  /// Reads a list of matches (a file's `matches:` or the config's), as far
+  /// as the memory the snippets take allows. A match with no variable goes
+  /// in as it is; one with variables waits in its place.
   mutating func readMatches(_ node: YAMLNode, reader: inout YAMLReader) {
     guard case .sequence(let sequence) = node.content else {
       reader.report("matches must be a list", at: node)
       return
     }
-    for item in sequence {
-      guard pending.count < Self.maximumSnippets else {
-        reader.report("more than \(Self.maximumSnippets) snippets", at: item)
+    for (count, item) in sequence.enumerated() {
+      if count % 64 == 0 && snippets.storageBytes > maximumStorage {
+        reader.report(
+          "the snippets loaded take more than \(Report.mebibytes(maximumStorage)) of memory, the most vkbd keeps: "
+            + "the matches from here on and every later file are left out", at: item, kind: .tooLarge)
+        isFull = true
         return
       }
-      if let match = MatchReader.read(item, reader: &reader) { pending.append(match) }
+      guard let match = MatchReader.read(item, reader: &reader) else { continue }
+      if let snippet = match.finished {
+        snippets.append(snippet, file: match.file, line: match.originLine)
+      } else {
+        pending.append((snippets.count, match))
+        snippets.append(match.snippet, file: match.file, line: match.originLine)
+      }
     }
   }
 
@@ -165,29 +199,33 @@ struct SnippetLoader {
   mutating func finish() {
     var resolver = MatchResolver(globals: globals, globalOrder: globalOrder)
     var resolved: [(snippet: Snippet, pending: Int)] = []
-    for (index, match) in pending.enumerated() {
-      if let snippet = resolver.resolve(match) { resolved.append((snippet, index)) }
+    var dropped = Set<Int>()  // places in `snippets`
+    for (index, entry) in pending.enumerated() {
+      if let snippet = resolver.resolve(entry.match) {
+        resolved.append((snippet, index))
+      } else {
+        dropped.insert(entry.place)
+      }
     }
     problems += resolver.problems
     warnings += resolver.warnings
     // A nested match must name a trigger of a snippet that loaded, with
     // nothing for the session to work out; until no more drop out.
-    var byTrigger: [String: Int] = [:]
-    for (index, entry) in resolved.enumerated() {
-      for trigger in entry.snippet.triggers where byTrigger[trigger] == nil { byTrigger[trigger] = index }
-    }
-    var dropped = Set<Int>()
+    let byTrigger = firstPlaces(
+      ofTriggers: Set(resolved.flatMap { Self.nestedTriggers(of: $0.snippet) }), except: dropped)
+    var resolvedAt: [Int: Int] = [:]  // place → index in `resolved`
+    for (index, entry) in resolved.enumerated() { resolvedAt[pending[entry.pending].place] = index }
     var changed = true
     while changed {
       changed = false
-      for (index, entry) in resolved.enumerated() where !dropped.contains(index) {
+      for entry in resolved where !dropped.contains(pending[entry.pending].place) {
         for variable in entry.snippet.variables {
           guard case .match(let trigger) = variable.kind else { continue }
           let target = byTrigger[trigger]
           let reason: String?
           if let target, dropped.contains(target) {
             reason = "is the match '\(trigger)', which was skipped"
-          } else if let target, resolved[target].snippet.needsSession {
+          } else if let target, let index = resolvedAt[target], resolved[index].snippet.needsSession {
             reason = "is the match '\(trigger)', whose own variables need the session (not supported nested)"
           } else if target == nil {
             reason = "is the match '\(trigger)', which no match has"
@@ -195,23 +233,53 @@ struct SnippetLoader {
             reason = nil
           }
           guard let reason else { continue }
-          warn(pending[entry.pending], "match skipped: its variable '\(variable.name)' \(reason)", .dependsOnSkipped)
-          dropped.insert(index)
+          let match = pending[entry.pending].match
+          warn(match, "match skipped: its variable '\(variable.name)' \(reason)", .dependsOnSkipped)
+          dropped.insert(pending[entry.pending].place)
           changed = true
           break
         }
       }
     }
-    let cycles = Self.nestingCycles(resolved.map(\.snippet), byTrigger: byTrigger, dropped: dropped)
+    let cycles = Self.nestingCycles(
+      resolved.map(\.snippet), byTrigger: byTrigger.compactMapValues { resolvedAt[$0] },
+      dropped: Set(resolved.indices.filter { dropped.contains(pending[resolved[$0].pending].place) }))
     for index in cycles {
-      warn(pending[resolved[index].pending], "match skipped: its nested matches form a cycle", .invalidMatch)
+      warn(pending[resolved[index].pending].match, "match skipped: its nested matches form a cycle", .invalidMatch)
+      dropped.insert(pending[resolved[index].pending].place)
     }
-    snippets += resolved.enumerated().filter { !dropped.contains($0.offset) && !cycles.contains($0.offset) }.map(
-      \.element.snippet)
+    for entry in resolved where !dropped.contains(pending[entry.pending].place) {
+      snippets.replace(at: pending[entry.pending].place, with: entry.snippet)
+    }
+    snippets.remove(at: dropped)
+    snippets.compact()
     pending = []
   }
 
-  /// Snippets whose nested matches lead back to themselves.
+  /// The triggers a snippet's nested matches name.
+  private static func nestedTriggers(of snippet: Snippet) -> [String] {
+    snippet.variables.compactMap { if case .match(let trigger) = $0.kind { trigger } else { nil } }
+  }
+
+  /// The place in `snippets` of the first snippet with each trigger of
+  /// `wanted`, but for the places `excluded` (only these triggers are
+  /// looked for: most configs nest none).
+  private func firstPlaces(ofTriggers wanted: Set<String>, except excluded: Set<Int>) -> [String: Int] {
+    guard !wanted.isEmpty else { return [:] }
+    let lengths = Set(wanted.map(\.utf8.count))
+    var found: [String: Int] = [:]
+    for place in snippets.indices where !excluded.contains(place) {
+      snippets.forEachTrigger(at: place) { utf8 in
+        guard lengths.contains(utf8.count) else { return }
+        let trigger = String(decoding: utf8, as: UTF8.self)
+        if wanted.contains(trigger) && found[trigger] == nil { found[trigger] = place }
+      }
+    }
+    return found
+  }
+
+  /// Snippets whose nested matches lead back to themselves (`byTrigger`
+  /// and `dropped` by index in `snippets`).
   private static func nestingCycles(_ snippets: [Snippet], byTrigger: [String: Int], dropped: Set<Int>) -> Set<Int> {
     var state = [UInt8](repeating: 0, count: snippets.count)  // 0 new, 1 on the path, 2 done
     var cyclic = Set<Int>()

@@ -18,6 +18,17 @@ enum Templates {
     var field: String?
   }
 
+  /// Whether `text` has `{{` in it, where a reference starts: a text
+  /// without has none to split (a byte scan, for every match loaded).
+  static func mayHaveReferences(_ text: String) -> Bool {
+    var previous: UInt8 = 0
+    for byte in text.utf8 {
+      if byte == UInt8(ascii: "{") && previous == byte { return true }
+      previous = byte
+    }
+    return false
+  }
+
   /// The references in `text`, in order.
   static func references(in text: String) -> [Reference] {
     var result: [Reference] = []

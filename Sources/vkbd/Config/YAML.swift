@@ -62,8 +62,9 @@ enum YAML {
       var anchor: String?
       var line: Int
       var column: Int
-      /// A mapping's scalar keys so far.
-      var keys: Set<String> = []
+      /// A long mapping's scalar keys so far (a short one's are compared
+      /// where they stand).
+      var keys: Set<String>?
     }
     private var open: [Open] = []
     private var children: [YAMLNode] = []
@@ -137,11 +138,32 @@ enum YAML {
         return
       }
       if open[top].isMapping && (children.count - open[top].start) % 2 == 0,
-        case .scalar(let key, _) = node.content, !open[top].keys.insert(key).inserted
+        case .scalar(let key, _) = node.content, isRepeated(key, in: top)
       {
         throw YAMLError(line: node.line, column: node.column, message: "key '\(key)' appears twice")
       }
       children.append(node)
+    }
+
+    /// Whether the mapping `open[top]` has the scalar key `key` already:
+    /// a short one (a match's handful of keys) is searched, a long one
+    /// keeps a set.
+    private mutating func isRepeated(_ key: String, in top: Int) -> Bool {
+      let start = open[top].start
+      if (children.count - start) / 2 < 16 {
+        for index in stride(from: start, to: children.count, by: 2) {
+          if case .scalar(let other, _) = children[index].content, other == key { return true }
+        }
+        return false
+      }
+      if open[top].keys == nil {
+        var keys = Set<String>()
+        for index in stride(from: start, to: children.count, by: 2) {
+          if case .scalar(let other, _) = children[index].content { keys.insert(other) }
+        }
+        open[top].keys = keys
+      }
+      return !open[top].keys!.insert(key).inserted
     }
 
     private static func string(_ bytes: UnsafeMutablePointer<yaml_char_t>?) -> String? {

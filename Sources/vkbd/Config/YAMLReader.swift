@@ -148,6 +148,11 @@ struct YAMLReader {
   /// deeper than ``maximumNesting``; nil when they never do. Quotes and
   /// comments are skipped.
   static func lineNestingTooDeep(_ text: String) -> Int? {
+    var text = text
+    return text.withUTF8(lineNestingTooDeep(bytes:))
+  }
+
+  private static func lineNestingTooDeep(bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var line = 1
     var depth = 0
     var quote: UInt8?
@@ -155,7 +160,7 @@ struct YAMLReader {
     var inComment = false
     var atLineStart = true
     var indentation = 0
-    for byte in text.utf8 {
+    for byte in bytes {
       if byte == UInt8(ascii: "\n") {
         line += 1
         inComment = false

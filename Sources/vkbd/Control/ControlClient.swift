@@ -107,12 +107,13 @@ enum ControlClient {
     }
   }
 
-  /// The longest the client waits for the daemon.
-  static let timeoutSeconds = 10
+  /// The longest the client waits for the daemon: a reload's answer comes
+  /// once the config has loaded (seconds for espanso's whole hub).
+  static func timeoutSeconds(for command: ControlRequest.Command) -> Int { command == .reload ? 300 : 10 }
 
   static func exchange(_ request: ControlRequest, socket path: String) throws(SystemError) -> ControlReply {
     let fd = try UnixSocket.connect(to: path)
-    var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+    var timeout = timeval(tv_sec: timeoutSeconds(for: request.command), tv_usec: 0)
     setsockopt(fd.rawValue, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd.rawValue, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let connection = LineConnection(

@@ -3,8 +3,9 @@ import LinuxSystem
 
 extension Daemon {
   /// Answers a control-socket request. Nothing here waits: every answer is
-  /// state the loop already has.
-  func respond(to request: ControlRequest) -> ControlReply {
+  /// state the loop already has, but for a reload's, which `client` gets
+  /// once the config has loaded (nil here).
+  func respond(to request: ControlRequest, from client: UInt64) -> ControlReply? {
     var reply = ControlReply(ok: true)
     switch request.command {
     case .status: reply.status = status()
@@ -16,11 +17,8 @@ extension Daemon {
     case .listen:
       return .failure("listen is answered by the control socket itself")  // ControlServer takes it first
     case .reload:
-      let problems = reload(by: "vkbd reload")
-      if !problems.isEmpty {
-        return .failure("the config has problems; the previous one keeps running", problems: problems)
-      }
-      reply.status = status()
+      reload(by: "vkbd reload", client: client)
+      return nil
     case .devices:
       reply.devices = devices.reports
     case .stats:
@@ -55,7 +53,7 @@ extension Daemon {
     return reply
   }
 
-  private func status() -> StatusReport {
+  func status() -> StatusReport {
     var loaded = configLoaded
     var parts = tm()
     gmtime_r(&loaded, &parts)

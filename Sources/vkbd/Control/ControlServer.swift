@@ -27,16 +27,19 @@ final class ControlServer {
   private let logger: Logger
   private let group: gid_t?
   private var clients: [UInt64: Client] = [:]
-  /// Answers a request; set by the daemon.
-  var respond: (ControlRequest) -> ControlReply = { _ in .failure("not ready") }
+  /// Answers a request from a client (its token); nil: the answer comes
+  /// later, through ``answer(_:with:)``. Set by the daemon.
+  var respond: (ControlRequest, UInt64) -> ControlReply? = { _, _ in .failure("not ready") }
   /// The state now, which a new listener gets first; set by the daemon.
   var currentState: () -> DaemonEvent? = { nil }
 
   private struct Client {
     let connection: LineConnection
-    let timer: ScheduledTimer
+    var timer: ScheduledTimer
     var refused: Bool
     var listens = false
+    /// Its request is answered later (a reload loading): no timeout.
+    var waits = false
   }
 
   /// Whether a `vkbd listen` is connected.
@@ -123,6 +126,11 @@ final class ControlServer {
         try listen(token, connection)
         return
       }
+      if client.waits {
+        // Only its hanging up is heard: one request per connection.
+        if try connection.read() { while try connection.nextLine() != nil {} }
+        return
+      }
       if connection.hasPendingOutput {
         try connection.flush()
       } else {
@@ -136,7 +144,12 @@ final class ControlServer {
             startListening(token)
             return
           }
-          reply = self.reply(to: line, refused: client.refused)
+          guard let answer = self.reply(to: line, refused: client.refused, token: token) else {
+            loop.cancel(client.timer)
+            clients[token]?.waits = true
+            return
+          }
+          reply = answer
         } catch .lineTooLong {
           reply = .failure("request too large (the limit is \(ControlProtocol.maximumRequest) bytes)")
         }
@@ -152,7 +165,7 @@ final class ControlServer {
     drop(token)  // one request per connection: done (or the client is gone)
   }
 
-  private func reply(to line: ArraySlice<UInt8>, refused: Bool) -> ControlReply {
+  private func reply(to line: ArraySlice<UInt8>, refused: Bool, token: UInt64) -> ControlReply? {
     if refused { return .failure("permission denied") }
     guard let request = ControlProtocol.decode(ControlRequest.self, from: line) else {
       return .failure("not a request: one JSON object on one line, like {\"command\":\"status\",\"version\":1}")
@@ -160,7 +173,27 @@ final class ControlServer {
     guard request.version == ControlProtocol.version else {
       return .failure("protocol version \(request.version) is not spoken here (\(ControlProtocol.version) is)")
     }
-    return respond(request)
+    return respond(request, token)
+  }
+
+  /// Sends the answer that `token`'s client waits for, then lets it go
+  /// (nothing when it hung up meanwhile).
+  func answer(_ token: UInt64, with reply: ControlReply) {
+    guard let client = clients[token], client.waits else { return }
+    clients[token]?.waits = false
+    do {
+      try client.connection.send(ControlProtocol.encode(reply))
+      if client.connection.hasPendingOutput {
+        try? loop.change(client.connection.fd, token: token, to: .writable)
+        clients[token]?.timer = loop.schedule(at: monotonicMicroseconds() + clientTimeout) { [unowned self] in
+          drop(token)
+        }
+        return
+      }
+    } catch {
+      // The client is gone.
+    }
+    drop(token)
   }
 
   /// Makes the client a listener: no timeout, the state first.

@@ -38,7 +38,9 @@ extension Daemon {
       loadDictionaries()
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
-    agents.onSnippets = { [unowned self] sent in userSnippetsChanged(sent) }
+    agents.onSnippets = { [unowned self] sent in
+      userSnippetsChanged(sent.map { UserSnippets.Sent(files: $0.files, directory: $0.directory, uid: $0.uid) })
+    }
     agents.onLearnedWords = { [unowned self] words in learnedWordsChanged(words) }
     agents.onValue = { [unowned self] answer in
       engine.sessionAnswered(
@@ -55,7 +57,7 @@ extension Daemon {
     agents.onCommand = { [unowned self] command in
       switch command {
       case .pause, .resume: setPaused(command == .pause, by: DaemonEvent.statusIcon)
-      case .reload: _ = reload(by: DaemonEvent.statusIcon)
+      case .reload: reload(by: DaemonEvent.statusIcon)
       case .picker:
         if engine.openPicker(into: &output) { flush(sourceTime: nil) }
       }
@@ -133,51 +135,6 @@ extension Daemon {
     if configuration.layout != nil { return "config" }
     if let report = desktop.report { return "desktop (\(report.source)), group \(report.group + 1)" }
     return "the system (\(SystemKeyboard.paths.joined(separator: " or ")))"
-  }
-
-  /// The active user's own match files, as their agent read them (nil: none
-  /// in use any more). They are parsed here, from what the agent sent (the
-  /// daemon opens no path in a user's home), with the limits and checks of
-  /// the config's own; problems are logged and leave out what they are in.
-  func userSnippetsChanged(_ sent: (files: [String: String], directory: String, uid: uid_t)?) {
-    var snippets: [Snippet] = []
-    var rules: [AppRule] = []
-    var search = EspansoConfig.Search()
-    let hadAny = !userSnippets.isEmpty || !userRules.isEmpty || userSearch != EspansoConfig.Search()
-    if let sent {
-      let files = SentFiles(files: sent.files)
-      let root = MatchPaths.normalized(sent.directory)
-      var loader = SnippetLoader(source: files)
-      loader.load(directory: root + "/match")
-      loader.finish()
-      let (found, skipped) = EspansoConfig.rules(in: files, root: root)
-      let searchProblems: [ConfigProblem]
-      (search, searchProblems) = EspansoConfig.search(in: files, root: root)
-      for problem in loader.problems + loader.warnings + skipped + searchProblems {
-        logger.notice("user snippets: \(problem)", metadata: ["uid": "\(sent.uid)"])
-      }
-      snippets = loader.snippets + (search.trigger.map { [$0] } ?? [])
-      rules = found
-      if snippets.isEmpty && rules.isEmpty && search == EspansoConfig.Search() && !hadAny { return }
-      logger.info(
-        "using the user's own snippets",
-        metadata: [
-          "uid": "\(sent.uid)", "snippets": "\(loader.snippets.count)", "files": "\(loader.files.count)",
-          "app rules": "\(rules.count)", "search shortcut": "\(search.shortcut == nil ? "-" : "espanso's")",
-        ])
-    } else if !hadAny {
-      return
-    } else {
-      logger.info("the user's own snippets are no longer in use")
-    }
-    userSnippets = snippets
-    userRules = rules
-    userSearch = search
-    do {
-      install(try Self.makeEngine(configuration, userSnippets: snippets, search: search, logger: logger))
-    } catch {
-      logger.error("user snippets: \(error)")
-    }
   }
 
   /// What `vkbd status` says of the focus, the rule and the agents.

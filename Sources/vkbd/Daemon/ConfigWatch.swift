@@ -100,9 +100,9 @@ extension Daemon {
     let source = configuration.source
     if source != Configuration.embeddedName && access(source, F_OK) != 0 {
       logger.error("reload: \(source) is gone")
-      _ = reloadFailed(["\(source): the file is gone; the running configuration stays until it is back"], by: "file")
+      reloadFailed(["\(source): the file is gone; the running configuration stays until it is back"], by: "file")
       return
     }
-    _ = reload(by: "file")
+    reload(by: "file")
   }
 }

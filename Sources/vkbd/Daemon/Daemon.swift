@@ -13,8 +13,9 @@ import Logging
 /// monitor. Data flows one way: device → engine → virtual keyboard, in the
 /// same loop turn. The concerns around that path have files of their own:
 /// the devices (``InputDevices``), a suspend (Suspend.swift), the control
-/// socket (ControlRequests.swift), the session agents (AgentReports.swift)
-/// and the start's warm-up (WarmUp.swift).
+/// socket (ControlRequests.swift), the session agents (AgentReports.swift),
+/// loading and reloading (Reload.swift, away from the keys in
+/// ``EngineLoader``) and the start's warm-up (WarmUp.swift).
 final class Daemon {
   /// Exit statuses besides success.
   static let panicStatus: Int32 = 75  // EX_TEMPFAIL: the user pulled the panic chord
@@ -38,16 +39,14 @@ final class Daemon {
   var context = FocusContext()
   /// The desktop's layout, as the active user's agent reports it.
   var desktop = DesktopLayout()
-  /// The active user's own snippets, as their agent sent their espanso
-  /// match files: in use for that user's session only.
-  var userSnippets: [Snippet] = []
-  /// The app rules of the active user's espanso configs (`enable: false`
-  /// for some windows), after the config's own.
-  var userRules: [AppRule] = []
-  /// The search settings of the user's espanso config.
-  var userSearch = EspansoConfig.Search()
+  /// The active user's own snippets, app rules and search settings, as
+  /// their agent sent their espanso files: in use for that user's session
+  /// only.
+  var user = UserSnippets()
   /// The rules in force: the config's, the user's, the built-in ones.
-  var appRules: AppRules { configuration.apps.adding(userRules) }
+  var appRules: AppRules { configuration.apps.adding(user.rules) }
+  /// Loads the config and the user's snippets away from the keys.
+  let loader: EngineLoader
   /// The layout the config names, or the system's: the engine's when no
   /// agent reports the desktop's.
   var configuredLayout: Layout
@@ -63,7 +62,7 @@ final class Daemon {
   private var armedDeadline: Instant?
   /// An engine made (a reload, the user's snippets) while the one in use
   /// was busy: installed once it is done.
-  private var waitingEngine: Engine?
+  var waitingEngine: Engine?
   /// What `vkbd listen` and the agents last heard.
   var announced = AnnouncedState()
   /// The config and the match files it names, watched for changes.
@@ -97,11 +96,16 @@ final class Daemon {
     timer = try DeadlineTimer()
     signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
     devices = try InputDevices(filter: configuration.devices, loop: loop, logger: logger)
+    loader = EngineLoader(loop: loop, logger: logger)
     let control = try ControlServer(
       path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, budget: clientBudget,
       logger: logger)
     self.control = control
-    control.respond = { [unowned self] request in respond(to: request) }
+    control.respond = { [unowned self] request, client in respond(to: request, from: client) }
+    loader.job = { [unowned self] request in
+      EngineLoader.Job(request: request, configPath: configPath, configuration: configuration, user: user)
+    }
+    loader.finished = { [unowned self] outcome in loaded(outcome) }
     control.currentState = { [unowned self] in event(.state) }
     try loop.watch(devices.udev.fd) { [unowned self] _ in udevChanged() }
     try loop.watch(timer.fd) { [unowned self] _ in timerFired() }
@@ -123,35 +127,6 @@ final class Daemon {
         "virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)",
         "agent socket": "\(agents?.path ?? "-")",
       ])
-  }
-
-  static func makeEngine(
-    _ configuration: Configuration, userSnippets: [Snippet] = [], search: EspansoConfig.Search = .init(),
-    logger: Logger
-  ) throws(SystemError) -> Engine {
-    let layout: Layout
-    do {
-      layout = try configuration.makeLayout()
-    } catch {
-      throw SystemError("compile keymap", error.description, errno: .invalidArgument)
-    }
-    let snippets = SnippetMatcher(configuration.snippets + userSnippets)
-    var engineConfiguration = configuration.engine
-    // espanso's search_shortcut stands where vkbd.yaml names none.
-    if !configuration.pickerShortcutWritten, let shortcut = search.shortcut {
-      engineConfiguration.pickerShortcut = shortcut
-    }
-    let engine = Engine(layout: layout, configuration: engineConfiguration, snippets: snippets)
-    engine.onNotice = { logger.warning("\($0)") }
-    engine.prepareSearch()
-    logger.info(
-      "engine ready",
-      metadata: [
-        "layout": "\(layout.names)", "snippets": "\(configuration.snippets.count)",
-        "user snippets": "\(userSnippets.count)",
-        "config": "\(configuration.source)",
-      ])
-    return engine
   }
 
   /// Runs until a signal or the panic chord; returns the exit status.
@@ -206,7 +181,7 @@ final class Daemon {
   private func signalsCame() {
     while let signal = signals.next() {
       switch signal {
-      case SIGHUP: _ = reload(by: "SIGHUP")
+      case SIGHUP: reload(by: "SIGHUP")
       default:
         logger.info("signal \(signal): releasing every key and exiting")
         shutDown(status: 0)
@@ -317,7 +292,7 @@ final class Daemon {
   }
 
   /// The keys a device that is gone held go up on the virtual keyboard.
-  private func releaseKeys(of source: InputDevices.Source) {
+  func releaseKeys(of source: InputDevices.Source) {
     let now = Instant(microseconds: monotonicMicroseconds())
     for code in 0..<KeyCode.count where source.held[code] {
       engine.handle(KeyEvent(code: UInt16(code), value: .up, time: now, device: source.id), into: &output)
@@ -326,91 +301,7 @@ final class Daemon {
     engine.resetText()
   }
 
-  // MARK: - Reload and exit
-
-  /// SIGHUP, `vkbd reload` or a change of the files (`cause` says which):
-  /// reads the config again; on any problem the old one keeps running.
-  /// Returns the problems, which are announced too.
-  func reload(by cause: String) -> [String] {
-    let fresh: Configuration
-    let newEngine: Engine
-    do {
-      fresh = try ConfigLoader.load(path: configPath, fallback: .daemonFile)
-      let unsafe = fresh.filesOthersCouldEdit()
-      guard unsafe.isEmpty else { throw ConfigErrors(problems: unsafe) }
-      newEngine = try Self.makeEngine(fresh, userSnippets: userSnippets, search: userSearch, logger: logger)
-    } catch let errors as ConfigErrors {
-      for problem in errors.problems { logger.error("reload: \(problem)") }
-      return reloadFailed(errors.problems.map(\.description), by: cause)
-    } catch {
-      logger.error("reload: \(error)")
-      return reloadFailed(["\(error)"], by: cause)
-    }
-    for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }
-    for warning in fresh.warnings { logger.warning("reload: \(warning)") }
-    let devicesChanged = fresh.devices != configuration.devices
-    let usersChanged = fresh.sessionUsers != configuration.sessionUsers
-    configuration = fresh
-    install(newEngine)
-    if devicesChanged {
-      devices.filter = fresh.devices
-      for source in devices.all where devices.remove(source) { releaseKeys(of: source) }
-      for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
-    }
-    if usersChanged { seatChanged() }
-    agents?.setNotifications(fresh.notifications)
-    loadDictionaries()  // the languages may have changed
-    configLoaded = time(nil)
-    reloadProblems = []
-    watchConfig()  // the files named may have changed
-    _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
-    logger.info("configuration reloaded", metadata: ["config": "\(fresh.source)", "by": "\(cause)"])
-    announce(event(.reloaded, by: cause))
-    return []
-  }
-
-  /// Logs and announces a reload that failed; the previous configuration
-  /// keeps running. Returns the problems.
-  func reloadFailed(_ problems: [String], by cause: String) -> [String] {
-    logger.error("reload failed: the previous configuration keeps running", metadata: ["by": "\(cause)"])
-    reloadProblems = problems
-    var failed = event(.reloadFailed, by: cause)
-    failed.problems = Array(problems.prefix(DaemonEvent.maximumProblems))
-    announce(failed)
-    return problems
-  }
-
-  /// Hands over to `newEngine`: nothing stays held from the old engine,
-  /// the keys the user still holds go down again through the new one, and
-  /// it follows the app rule and the desktop's layout in force. While the
-  /// old engine types an expansion or waits for the session, the new one
-  /// waits (checked each loop turn): nothing it types is cut short.
-  func install(_ newEngine: Engine) {
-    closePicker()  // a shared trigger's menu leaves the trigger as typed
-    guard !engine.isBusy else {
-      if waitingEngine == nil { logger.info("the new configuration waits for the expansion under way") }
-      waitingEngine = newEngine
-      return
-    }
-    waitingEngine = nil
-    newEngine.isPaused = engine.isPaused
-    engine.releaseAll(into: &output)
-    flush(sourceTime: nil)
-    engine = newEngine
-    askSession(from: engine)
-    shareSpelling(with: engine)
-    configuredLayout = newEngine.layout
-    desktop.defaultLocale = configuredLayout.names.locale
-    context.apply(rules: appRules, global: configuration.engine, to: engine)
-    let now = Instant(microseconds: monotonicMicroseconds())
-    for source in devices.grabbed {
-      for code in 0..<KeyCode.count where source.held[code] {
-        engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
-      }
-    }
-    flush(sourceTime: nil)
-    if let report = desktop.report { desktopLayoutChanged(report) }
-  }
+  // MARK: - Exit
 
   /// Releases every key on the virtual keyboard, lets the devices go, and
   /// ends the loop with `status`. The virtual keyboard is destroyed with the

@@ -127,6 +127,8 @@ final class EvdevDevice {
 
   /// Reads every pending event (`read`, up to 64 at a time), straight from
   /// the fd: libevdev is for the device's description, grabbing and LEDs.
+  /// A read that did not fill the buffer took all there was: no second
+  /// read to hear EAGAIN (the loop's epoll wakes for what comes later).
   /// After SYN_DROPPED (this reader's kernel buffer overflowed), the events
   /// read after it are dropped and the keys held are compared with the
   /// kernel's (EVIOCGKEY, which also drops the key events still queued):
@@ -146,12 +148,14 @@ final class EvdevDevice {
       }
       guard count > 0 else { return .failed(SystemError("read", path, errno: .operationNotSupportedByDevice)) }
       var index = 0
+      var dropped = false
       while index < count / size {
         let event = buffer[index]
         index += 1
         if event.type == UInt16(EV_SYN) && event.code == UInt16(SYN_DROPPED) {
           resyncs += 1
           resynchronize(handle)
+          dropped = true
           break
         }
         if event.type == UInt16(EV_KEY) && event.value != 2 && Int(event.code) < keysDown.count {
@@ -159,6 +163,7 @@ final class EvdevDevice {
         }
         handle(event, false)
       }
+      if !dropped && count < buffer.count * size { return .drained }
     }
   }
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import KeyboardEngine
 import LinuxSystem
 
 /// A hub's package index, in espanso hub's format (`package_index.json`):
@@ -117,12 +118,7 @@ struct HubCache {
 
   /// The file of the hub at `url`: its FNV-1a hash, so any URL makes a name.
   func path(for url: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in url.utf8 {
-      hash ^= UInt64(byte)
-      hash = hash &* 0x100_0000_01b3
-    }
-    let hex = String(hash, radix: 16)
+    let hex = String(FNV1a.hash(url.utf8), radix: 16)
     return directory + "/" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
   }
 
