@@ -2,6 +2,7 @@ import AgentProtocol
 import CEvdev
 import Foundation
 import KeyboardEngine
+import LinuxSystem
 import Logging
 import Testing
 
@@ -140,7 +141,8 @@ import Testing
     defer { unlink(path) }
     let text = try VKBDBinary.run(["search", "--config", path, "pound"])
     #expect(text.status == 0)
-    #expect(text.output == "Pound sterling  :$:  \(path):18\n1 of 1 matching snippet\n")
+    #expect(text.output == "Pound sterling  :$:  \(path):18\n1 matching snippet\n")
+    #expect(try VKBDBinary.run(["search", "--config", path, "zzzqqq"]).output == "no snippet matches\n")
     let json = try VKBDBinary.run(["search", "--config", path, "--json", "--limit", "2", "summarize"])
     #expect(json.status == 0)
     let results = try JSONDecoder().decode([SearchResult].self, from: Data(json.output.utf8))
@@ -148,6 +150,25 @@ import Testing
     #expect(results.first?.triggers == [] && results.first?.label == "Summarize the text")
     #expect(results.first?.file == path && results.first?.line == 9)
     #expect(try VKBDBinary.run(["search", "--limit", "5000", "x"]).status == 64)
+  }
+
+  @Test func whatLoadedIsSearchedWhatDidNotIsSaidAndNothingLoadedIsAnError() throws {
+    let directory = "/tmp/vkbd-search-files-\(getpid())"
+    try Files.makeDirectories(directory)
+    defer { try? Files.removeTree(directory) }
+    try "matches:\n  - trigger: [x\n".write(toFile: directory + "/broken.yml", atomically: true, encoding: .utf8)
+    try "matches:\n  - {trigger: ':ty', replace: 'Thank you'}\n".write(
+      toFile: directory + "/good.yml", atomically: true, encoding: .utf8)
+    try "snippets: [broken.yml, good.yml]\n".write(toFile: directory + "/both.yaml", atomically: true, encoding: .utf8)
+    try "snippets: [broken.yml]\n".write(toFile: directory + "/broken.yaml", atomically: true, encoding: .utf8)
+    let some = try VKBDBinary.run(["search", "--config", directory + "/both.yaml", "thank"])
+    #expect(some.status == 0)
+    #expect(some.output == "Thank you  :ty  \(directory)/good.yml:2\n1 matching snippet\n")
+    #expect(some.error.hasPrefix("vkbd: \(directory)/broken.yml:3:1: YAML:"))
+    let none = try VKBDBinary.run(["search", "--config", directory + "/broken.yaml", "thank"])
+    #expect(none.status == 78)
+    #expect(none.output == "")
+    #expect(none.error.hasSuffix("vkbd: \(directory)/broken.yaml: no snippet loaded\n"))
   }
 }
 

@@ -159,7 +159,9 @@ extension VKBD {
         them: its words in any order, case and accents aside, a word matching whole, as a \
         word's start, with one typo, or with letters skipped. Without --config it asks the \
         running daemon (every snippet it has, the user's own included); with --config it \
-        reads that config and its match files, as vkbd check does, and needs no daemon. \
+        reads that config and its match files, as vkbd check does, and needs no daemon: \
+        what loaded is searched, what did not is said on standard error, and when no \
+        snippet loaded at all it exits 78. \
         --json prints an array of objects with replace (as the file writes it), label, \
         triggers, file and line. Never logs the query.
         """)
@@ -183,7 +185,13 @@ extension VKBD {
       let results: [SearchResult]
       let matched: Int
       if let config {
-        let snippets = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile).snippets
+        let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
+        let snippets = configuration.snippets
+        // What loaded is searched (what did not is said above); nothing loaded is an error.
+        if snippets.isEmpty && !configuration.snippetProblems.isEmpty {
+          printError("\(configuration.source): no snippet loaded")
+          throw SysExit.config
+        }
         let found = SnippetSearch(snippets).search(text, limit: limit)
         results = found.snippets.map { SearchResult(snippets[$0]) }
         matched = found.total
@@ -291,7 +299,13 @@ enum Report {
       snippet.label = result.label
       return [snippet.displayText(), result.triggers.first ?? "-", "\(result.file):\(result.line)"]
     }
-    return table(rows) + "\(results.count) of \(matched) matching snippet\(matched == 1 ? "" : "s")\n"
+    let summary =
+      switch matched {
+      case 0: "no snippet matches"
+      case results.count: "\(matched) matching snippet\(matched == 1 ? "" : "s")"
+      default: "\(results.count) of \(matched) matching snippets"
+      }
+    return table(rows) + summary + "\n"
   }
 
   /// Columns padded to their widest cell; trailing spaces trimmed.
