@@ -10,6 +10,10 @@ extension Engine {
     if let index { search = index } else { _ = search }
   }
 
+  /// The picker's search index (built if it was not): a value, which a
+  /// search may use on another thread.
+  public var searchIndex: SnippetSearch { search }
+
   /// The bytes the picker's search index holds (built if it was not).
   public var searchIndexBytes: Int { search.storageBytes }
 

@@ -3,8 +3,9 @@ import LinuxSystem
 
 extension Daemon {
   /// Answers a control-socket request. Nothing here waits: every answer is
-  /// state the loop already has, but for a reload's, which `client` gets
-  /// once the config has loaded (nil here).
+  /// state the loop already has, but a reload's, which `client` gets once
+  /// the config has loaded, and the snippet list's and search's, made from
+  /// the engine's snippets on a thread of their own (nil here).
   func respond(to request: ControlRequest, from client: UInt64) -> ControlReply? {
     var reply = ControlReply(ok: true)
     switch request.command {
@@ -29,14 +30,21 @@ extension Daemon {
       flush(sourceTime: nil)
       logger.info("released every key (vkbd release-all)")
     case .snippets:
-      reply.snippets = engine.snippets.snippets.map {
-        SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin)
+      let table = engine.snippets.snippets
+      control?.answer(client) {
+        ControlReply(
+          ok: true, snippets: table.map { SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin) })
       }
+      return nil
     case .search:
       guard let query = request.query else { return .failure("search needs a query") }
-      let found = engine.searchSnippets(query, limit: min(max(request.limit ?? 20, 1), SearchResult.maximumLimit))
-      reply.results = found.snippets.map { SearchResult(engine.snippets.snippets[$0]) }
-      reply.matched = found.total
+      let (table, index) = (engine.snippets.snippets, engine.searchIndex)
+      let limit = min(max(request.limit ?? 20, 1), SearchResult.maximumLimit)
+      control?.answer(client) {
+        let found = index.search(query, limit: limit)
+        return ControlReply(ok: true, results: found.snippets.map { SearchResult(table[$0]) }, matched: found.total)
+      }
+      return nil
     case .expand:
       guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
         return .failure("no snippet has the trigger '\(request.trigger ?? "")'")

@@ -27,8 +27,13 @@ final class ControlServer {
   private let logger: Logger
   private let group: gid_t?
   private var clients: [UInt64: Client] = [:]
+  /// The replies being encoded, by client, each on a thread of its own: a
+  /// snippet list of espanso's whole hub is megabytes of JSON, which no
+  /// loop turn must spend on.
+  private var encoding: [UInt64: (work: BackgroundWork<[UInt8]>, watch: UInt64)] = [:]
   /// Answers a request from a client (its token); nil: the answer comes
-  /// later, through ``answer(_:with:)``. Set by the daemon.
+  /// later, through ``answer(_:with:)`` or ``answer(_:building:)``. Set by
+  /// the daemon.
   var respond: (ControlRequest, UInt64) -> ControlReply? = { _, _ in .failure("not ready") }
   /// The state now, which a new listener gets first; set by the daemon.
   var currentState: () -> DaemonEvent? = { nil }
@@ -38,7 +43,8 @@ final class ControlServer {
     var timer: ScheduledTimer
     var refused: Bool
     var listens = false
-    /// Its request is answered later (a reload loading): no timeout.
+    /// Its request is answered later (a reload loading, a reply being
+    /// encoded): no timeout.
     var waits = false
   }
 
@@ -72,6 +78,10 @@ final class ControlServer {
     for (token, client) in clients {
       loop.unwatch(client.connection.fd, token: token)
       loop.cancel(client.timer)
+    }
+    for (work, watch) in encoding.values {
+      loop.unwatch(work.done!, token: watch)
+      _ = work.wait()
     }
   }
 
@@ -145,15 +155,15 @@ final class ControlServer {
             return
           }
           guard let answer = self.reply(to: line, refused: client.refused, token: token) else {
-            loop.cancel(client.timer)
-            clients[token]?.waits = true
+            waitForAnswer(token)  // the daemon answers later
             return
           }
           reply = answer
         } catch .lineTooLong {
           reply = .failure("request too large (the limit is \(ControlProtocol.maximumRequest) bytes)")
         }
-        try connection.send(ControlProtocol.encode(reply))
+        answer(token, with: reply)
+        return
       }
       if connection.hasPendingOutput {
         try? loop.change(connection.fd, token: token, to: .writable)
@@ -176,13 +186,44 @@ final class ControlServer {
     return respond(request, token)
   }
 
-  /// Sends the answer that `token`'s client waits for, then lets it go
-  /// (nothing when it hung up meanwhile).
+  /// The client `token` waits for its answer, with no timeout.
+  private func waitForAnswer(_ token: UInt64) {
+    guard let client = clients[token], !client.waits else { return }
+    loop.cancel(client.timer)
+    clients[token]?.waits = true
+  }
+
+  /// Sends `reply` to `token`'s client, then lets it go (nothing when it
+  /// hung up meanwhile). The reply is encoded away from the loop.
   func answer(_ token: UInt64, with reply: ControlReply) {
-    guard let client = clients[token], client.waits else { return }
+    answer(token) { reply }
+  }
+
+  /// Sends the reply `build` makes to `token`'s client: it is built and
+  /// encoded on a thread at the least priority (`build` must share nothing
+  /// with the loop), then written from the loop.
+  func answer(_ token: UInt64, building build: @escaping () -> ControlReply) {
+    guard clients[token] != nil else { return }
+    waitForAnswer(token)
+    let work = BackgroundWork(notifying: true, yielding: true) { ControlProtocol.encode(build()) }
+    guard let done = work.done, let watch = try? loop.watch(done, { [unowned self] _ in encoded(token) }) else {
+      deliver(work.wait(), to: token)
+      return
+    }
+    encoding[token] = (work, watch)
+  }
+
+  private func encoded(_ token: UInt64) {
+    guard let (work, watch) = encoding.removeValue(forKey: token) else { return }
+    loop.unwatch(work.done!, token: watch)
+    deliver(work.wait(), to: token)
+  }
+
+  private func deliver(_ bytes: [UInt8], to token: UInt64) {
+    guard let client = clients[token], client.waits else { return }  // it hung up meanwhile
     clients[token]?.waits = false
     do {
-      try client.connection.send(ControlProtocol.encode(reply))
+      try client.connection.send(bytes)
       if client.connection.hasPendingOutput {
         try? loop.change(client.connection.fd, token: token, to: .writable)
         clients[token]?.timer = loop.schedule(at: monotonicMicroseconds() + clientTimeout) { [unowned self] in
