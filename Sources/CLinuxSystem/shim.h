@@ -32,6 +32,15 @@ static inline int CLinuxSystem_exchangePaths(const char *first, const char *seco
   return (int)syscall(SYS_renameat2, AT_FDCWD, first, AT_FDCWD, second, 2 /* RENAME_EXCHANGE */);
 }
 
+// Large blocks (a table of snippets, a trie, a dictionary) come straight
+// from mmap and go straight back when freed: glibc's threshold for that
+// otherwise rises with each large block freed, and the blocks of a reload's
+// engine would then stay in a thread's arena as free heap. M_MMAP_THRESHOLD
+// is a macro.
+static inline int CLinuxSystem_mapLargeBlocks(int bytes) {
+  return mallopt(M_MMAP_THRESHOLD, bytes);
+}
+
 // The calling thread at the least priority (nice 19): work that must never
 // take the CPU from the keys. setpriority(2) takes a thread's id.
 static inline int CLinuxSystem_lowerThreadPriority(void) {

@@ -272,6 +272,21 @@ public final class Engine {
     expander.dialogShown(id, at: now, host: self, into: &output)
   }
 
+  /// Takes over from `old`, the engine of the configuration before (a
+  /// reload): the keys held, physically and on the virtual keyboard, pass
+  /// over as they are, so that nothing is lifted or pressed again (a key
+  /// held through a reload types nothing); the locks, the layout's group
+  /// (where this layout has it), the text before the cursor and the pause
+  /// come along. `old` must have nothing under way (``isBusy``).
+  public func takeOver(from old: Engine) {
+    old.settle()
+    settle()
+    keys = old.keys
+    decoder.takeState(of: old.decoder, down: keys.outputDown)
+    text = old.text
+    isPaused = old.isPaused
+  }
+
   /// Releases every key held on the output and forgets the physical holds
   /// (stuck-key recovery, shutdown, panic).
   public func releaseAll(into output: inout KeyOutput) {

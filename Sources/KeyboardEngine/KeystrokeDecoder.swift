@@ -232,6 +232,16 @@ extension KeystrokeDecoder {
   /// Whether Num Lock is on: the keypad types digits.
   var isNumLocked: Bool { state.effectiveModifiers & numLockMask != 0 }
 
+  /// Takes `other`'s group (when its layout has as many) and locks, with
+  /// `down` keys held: another engine's keymap state, carried over.
+  func takeState(of other: KeystrokeDecoder, down: [Bool]) {
+    let group = other.group < plainKeys.count / 512 ? other.group : 0  // plainKeys: 512 a group
+    resynchronize(
+      down: down, group: group,
+      locked: (other.isNumLocked ? numLockMask : 0)
+        | (other.state.lockedModifiers & other.capsLockMask != 0 ? capsLockMask : 0))
+  }
+
   /// Whether Control, Alt or Super is in effect: the next key is a shortcut.
   var hasShortcutModifiers: Bool { state.effectiveModifiers & shortcutModifiers != 0 }
 

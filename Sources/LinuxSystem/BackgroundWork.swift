@@ -25,20 +25,48 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
     done = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
     super.init()
     self.yielding = yielding
-    let context = Unmanaged.passRetained(self as BackgroundWorkItem).toOpaque()
-    isRunning =
-      pthread_create(
-        &thread, nil,
-        { context in
-          let work = Unmanaged<BackgroundWorkItem>.fromOpaque(context!).takeRetainedValue()
-          if work.yielding { _ = CLinuxSystem_lowerThreadPriority() }
-          work.run()
-          return nil
-        }, context) == 0
-    if !isRunning {
-      Unmanaged<BackgroundWorkItem>.fromOpaque(context).release()
+    if let thread = Self.start(self) {
+      self.thread = thread
+      isRunning = true
+    } else {
       run()
     }
+  }
+
+  /// Runs `body` on a thread of its own at the least priority that nobody
+  /// waits for (detached): the values it lets go of are freed there, never
+  /// in the caller's turn (an engine a reload replaced, and the heap given
+  /// back after it).
+  public static func detached(_ body: @escaping () -> Void) {
+    let work = BackgroundWork<Void>(yielding: true, detached: body)
+    if let thread = Self.start(work) { pthread_detach(thread) } else { work.run() }
+  }
+
+  private init(yielding: Bool, detached body: @escaping () -> Value) {
+    self.body = body
+    done = nil
+    super.init()
+    self.yielding = yielding
+  }
+
+  /// Starts `work` on a thread, which holds it until it is done; nil when
+  /// no thread can be made.
+  private static func start(_ work: BackgroundWorkItem) -> pthread_t? {
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(work).toOpaque()
+    let status = pthread_create(
+      &thread, nil,
+      { context in
+        let work = Unmanaged<BackgroundWorkItem>.fromOpaque(context!).takeRetainedValue()
+        if work.yielding { _ = CLinuxSystem_lowerThreadPriority() }
+        work.run()
+        return nil
+      }, context)
+    guard status == 0 else {
+      Unmanaged<BackgroundWorkItem>.fromOpaque(context).release()
+      return nil
+    }
+    return thread
   }
 
   deinit { done?.closeQuietly() }

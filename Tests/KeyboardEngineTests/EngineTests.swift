@@ -236,3 +236,37 @@ struct EngineDriver {
     #expect(driver.engine.heldOutputKeys.isEmpty)
   }
 }
+
+/// A reload's engine takes over from the one before: what the keyboard
+/// holds stays held, with nothing typed, lifted or pressed again.
+@Suite struct TakeOverTests {
+  @Test func keysHeldThroughAReloadTypeNothingAndTheirReleaseGoesOut() {
+    var before = EngineDriver(configuration: EngineConfiguration())
+    before.send(KEY_LEFTSHIFT, .down)
+    before.send(KEY_A, .down)
+    before.tap(KEY_CAPSLOCK)
+    #expect(
+      before.emitted.map(\.code) == [UInt16(KEY_LEFTSHIFT), UInt16(KEY_A), UInt16(KEY_CAPSLOCK), UInt16(KEY_CAPSLOCK)])
+    var after = EngineDriver(engine: Engine(layout: Layouts.us, configuration: EngineConfiguration()))
+    after.engine.takeOver(from: before.engine)
+    #expect(after.emitted.isEmpty)
+    #expect(after.engine.heldOutputKeys == [UInt16(KEY_A), UInt16(KEY_LEFTSHIFT)])
+    after.send(KEY_A, .up)
+    after.send(KEY_LEFTSHIFT, .up)
+    #expect(
+      after.emitted == [OutputKey(code: UInt16(KEY_A), value: .up), OutputKey(code: UInt16(KEY_LEFTSHIFT), value: .up)])
+    #expect(after.engine.heldOutputKeys.isEmpty)
+    // Caps Lock came along: a letter types its capital, as before.
+    after.tap(KEY_B)
+    #expect(after.engine.text.text.hasSuffix("B"))
+  }
+
+  @Test func theTextBeforeTheCursorAndThePauseComeAlong() {
+    var before = EngineDriver(configuration: EngineConfiguration())
+    for key in [KEY_H, KEY_I, KEY_DOT, KEY_SPACE] { before.tap(key) }
+    before.engine.isPaused = true
+    let after = Engine(layout: Layouts.us, configuration: EngineConfiguration())
+    after.takeOver(from: before.engine)
+    #expect(after.text.text == "hi. " && after.isPaused)
+  }
+}

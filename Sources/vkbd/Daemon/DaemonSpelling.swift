@@ -71,7 +71,7 @@ extension Daemon {
           "ms": "\((monotonicMicroseconds() - start) / 1000)",
         ])
     }
-    _ = malloc_trim(0)  // the word lists read and the forms' hashes are freed: give the pages back
+    // The word lists read and the forms' hashes were freed on the loading thread.
     // The config changed while they loaded: load what it wants now.
     if spellingState.wanted != names { loadDictionaries() }
   }

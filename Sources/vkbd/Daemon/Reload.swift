@@ -86,9 +86,10 @@ extension Daemon {
     case nil:
       if case .failure(let error) = outcome.engine { logger.error("user snippets: \(error)") }
     }
+    let previous = configuration
+    let previousUser = user
     if let (parsed, _) = outcome.user, case .success = outcome.engine { user = parsed }
     if !problems.isEmpty { reloadFailed(problems, by: cause) }
-    let previous = configuration
     if let fresh { takeConfiguration(fresh) }
     if case .success(let engine) = outcome.engine { install(engine) }
     if let fresh {
@@ -105,7 +106,7 @@ extension Daemon {
           ? ControlReply(ok: true, status: status())
           : .failure("the config has problems; the previous one keeps running", problems: problems))
     }
-    _ = malloc_trim(0)  // the old engine and the new config's YAML tree are freed
+    Self.discard(previous, previousUser)
   }
 
   /// The active user's match files, as their agent sent them (nil: none
@@ -150,11 +151,11 @@ extension Daemon {
     announce(failed)
   }
 
-  /// Hands over to `newEngine`: nothing stays held from the old engine,
-  /// the keys the user still holds go down again through the new one, and
-  /// it follows the app rule and the desktop's layout in force. While the
-  /// old engine types an expansion or waits for the session, the new one
-  /// waits (checked each loop turn): nothing it types is cut short.
+  /// Hands over to `newEngine`: it takes the keys held as they are (a key
+  /// held through a reload is neither lifted nor pressed again) and follows
+  /// the app rule and the desktop's layout in force. While the old engine
+  /// types an expansion or waits for the session, the new one waits
+  /// (checked each loop turn): nothing it types is cut short.
   func install(_ newEngine: Engine) {
     closePicker()  // a shared trigger's menu leaves the trigger as typed
     guard !engine.isBusy else {
@@ -163,23 +164,33 @@ extension Daemon {
       return
     }
     waitingEngine = nil
-    newEngine.isPaused = engine.isPaused
-    engine.releaseAll(into: &output)
-    flush(sourceTime: nil)
+    newEngine.takeOver(from: engine)
+    let replaced = engine
     engine = newEngine
     askSession(from: engine)
     shareSpelling(with: engine)
     configuredLayout = newEngine.layout
     desktop.defaultLocale = configuredLayout.names.locale
     context.apply(rules: appRules, global: configuration.engine, to: engine)
-    let now = Instant(microseconds: monotonicMicroseconds())
-    for source in devices.grabbed {
-      for code in 0..<KeyCode.count where source.held[code] {
-        engine.handle(KeyEvent(code: UInt16(code), value: .down, time: now, device: source.id), into: &output)
-      }
-    }
-    flush(sourceTime: nil)
     if let report = desktop.report { desktopLayoutChanged(report) }
+    Self.discard(replaced)
   }
 
+  /// Lets go of what a load replaced (an engine, a configuration, the
+  /// user's snippets) on a thread at the least priority: their frees never
+  /// cost a key its turn. Their large blocks go back to the system as they
+  /// are freed (`vkbd run` has glibc map them: ``Heap/mapBlocks(over:)``);
+  /// no `malloc_trim`, whose walk of the heap, in the kernel, held keys
+  /// back for milliseconds in the VM.
+  static func discard(_ values: Any...) {
+    let box = Discarded(values)
+    BackgroundWork<Void>.detached { box.values.removeAll() }
+  }
+
+}
+
+/// Values handed to another thread to be freed there.
+private final class Discarded: @unchecked Sendable {
+  var values: [Any]
+  init(_ values: [Any]) { self.values = values }
 }

@@ -29,6 +29,7 @@ extension VKBD {
     @OptionGroup var log: LogOptions
 
     func run() throws {
+      Heap.mapBlocks(over: 256 << 10)  // a reload's old engine gives its memory back as it goes
       let logger = log.bootstrap(label: "vkbd")
       let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
       let unsafe = configuration.filesOthersCouldEdit()
