@@ -13,6 +13,13 @@ public enum Files {
   public static func read(_ path: String, limit: Int = largestReadable) throws(SystemError) -> [UInt8] {
     let fd = FileDescriptor(rawValue: try valueOrErrno("open", path) { open(path, O_RDONLY | O_CLOEXEC) })
     defer { fd.closeQuietly() }
+    // A file that says it is too large is refused before a byte is read (a
+    // gigabyte match file costs nothing); one that grows while it is read
+    // is caught below.
+    var info = stat()
+    if fstat(fd.rawValue, &info) == 0 && info.st_size > limit {
+      throw SystemError("read", path, errno: .fileTooLarge)
+    }
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 65536)
     while true {

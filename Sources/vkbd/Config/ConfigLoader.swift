@@ -92,7 +92,7 @@ enum ConfigLoader {
     snippets.finish()
     configuration.snippets = snippets.snippets
     configuration.snippetFiles = snippets.files
-    configuration.engine.quotes = QuoteStyle(language: configuration.dictionaryNames.first ?? "")
+    configuration.chooseDictionaries()
     configuration.warnings = Self.sorted(reader.warnings) + Self.sorted(snippets.warnings)
     // The config file is strict; a match file's errors leave out that match
     // (or that file) and the rest loads, as in espanso.

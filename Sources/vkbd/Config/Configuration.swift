@@ -174,9 +174,15 @@ struct Configuration {
   }
 
   /// The spelling dictionaries to load: the named ones, else the
-  /// locale's and the layout's that are installed.
-  var dictionaryNames: [String] {
-    Dictionaries.chosen(named: autocorrectLanguages, layout: resolvedLayout, locale: SystemLocale.name())
+  /// locale's and the layout's that are installed. Found when the config
+  /// loads (it reads the system's files: never in the daemon's loop).
+  var dictionaryNames: [String] = []
+
+  /// Finds ``dictionaryNames`` and the quotes of the first language.
+  mutating func chooseDictionaries() {
+    dictionaryNames = Dictionaries.chosen(
+      named: autocorrectLanguages, layout: resolvedLayout, locale: SystemLocale.name())
+    engine.quotes = QuoteStyle(language: dictionaryNames.first ?? "")
   }
 
   /// The layout to run on: the configured one as checked, else the

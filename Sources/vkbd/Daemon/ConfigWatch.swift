@@ -20,6 +20,8 @@ final class ConfigWatch {
   /// The directories of match files, where any new match file counts.
   private var matchDirectories: Set<String> = []
   private var scheduled: ScheduledTimer?
+  /// What is watched, when every folder of it is.
+  private var watched: (config: String, matchFiles: [String])?
   private let onChange: () -> Void
 
   init(loop: EventLoop, onChange: @escaping () -> Void) throws(SystemError) {
@@ -38,7 +40,11 @@ final class ConfigWatch {
   /// watched; returns the directories that could not be watched (missing).
   @discardableResult
   func watch(config: String, matchFiles: [String]) -> [String] {
+    // The same files, all watched: nothing to do (a reload's usual case;
+    // adding watches looks the folders up, which may wait on a disk).
+    if watched?.config == config && watched?.matchFiles == matchFiles { return [] }
     inotify.removeAll()
+    watched = nil
     names = [:]
     matchDirectories = Set(matchFiles.map(MatchPaths.directory(of:)))
     for file in [config] + matchFiles {
@@ -52,6 +58,7 @@ final class ConfigWatch {
         missing.append(directory)
       }
     }
+    if missing.isEmpty { watched = (config, matchFiles) }
     return missing
   }
 
