@@ -3,10 +3,12 @@
 - Latency per key, from the source keyboard's write (CLOCK_MONOTONIC) to the
   kernel timestamp of the same event on the output device, for 2,000 keys one
   every 2 ms, through: the C floor (Benchmarks/Latency/floor.c), interception
-  tools' `interception -g | uinput`, vkbd (every aid on, the starter
-  snippets), the same with a session agent moving the focus between a
-  terminal and a browser every 100 ms, and vkbd with everything off; three
-  rounds of all five.
+  tools' `interception -g | uinput`, keyd when it is there (below), vkbd
+  (every aid on, the starter snippets), the same with a session agent moving
+  the focus between a terminal and a browser every 100 ms, and vkbd with
+  everything off; three rounds of all of them.
+- The system calls each of them makes per key (strace -c over the same
+  stream).
 - Expansion throughput: a 2,000-character expansion until its last character
   is read, checked character by character; beside `ydotool type` of the same
   text with no delays.
@@ -15,7 +17,11 @@ Guest time counts instructions and skips idle time (QEMU `-icount
 shift=0,sleep=off`): the figures repeat from boot to boot and no host load
 reaches them. Memory and start-up are in bench_startup.py.
 
-The C tools come from VKBD_LATENCY_TOOLS (built by the make target)."""
+The C tools come from VKBD_LATENCY_TOOLS (built by the make target). keyd
+(github.com/rvaiya/keyd) is not in Debian 12: built by hand from its
+source with `make CONFIG_DIR=/tmp/keyd-config SOCKET_PATH=/tmp/keyd.socket`
+and its `bin/keyd` copied to .build-bench/keyd/keyd, it runs beside the
+others (a pass-through config: every keyboard, no mapping)."""
 
 import os
 import signal
@@ -100,6 +106,20 @@ def start_interception(node):
     return [pipeline], SOURCE
 
 
+KEYD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build-bench", "keyd", "keyd")
+
+
+def start_keyd(node):
+    """keyd with a pass-through config for every keyboard."""
+    os.makedirs("/tmp/keyd-config", exist_ok=True)
+    with open("/tmp/keyd-config/default.conf", "w") as config:
+        config.write("[ids]\n*\n\n[main]\n")
+    keyd = subprocess.Popen([KEYD], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    vmlib.wait_for_device("keyd virtual keyboard")
+    time.sleep(2)  # it grabs the keyboards it finds
+    return [keyd], "keyd virtual keyboard"
+
+
 def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml", output="vkbd virtual keyboard"):
     daemon = vmlib.Daemon(["run", "--config", config])
     daemon.wait_ready()
@@ -136,8 +156,10 @@ def bench_latency_against_the_floor_and_interception_tools():
         config.write(default.stdout.replace("session_users: []", 'session_users: ["0"]'))
     with open("/tmp/vkbd-bench-off.yaml", "w") as config:
         config.write("autocapitalize: false\ndouble_space_period: false\nbackspace:\n  accelerate: false\nmatches: []\n")
-    systems = [("C floor", start_floor), ("interception-tools", start_interception),
-               ("vkbd, all aids + starter snippets", start_vkbd),
+    systems = [("C floor", start_floor), ("interception-tools", start_interception)]
+    if os.path.exists(KEYD):
+        systems.append(("keyd 2.6.0, pass-through", start_keyd))
+    systems += [("vkbd, all aids + starter snippets", start_vkbd),
                ("vkbd, same, focus moves /100 ms", start_vkbd_with_a_moving_focus),
                ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml"))]
     # Each system runs ROUNDS times, the rounds interleaved, so that the
@@ -181,6 +203,54 @@ def bench_latency_against_the_floor_and_interception_tools():
         print("  %-34s %s" % (label, "  ".join("%d (p99 %d)" % (max(latencies[:2 * FIRST_KEYS]),
                                                                percentile(latencies, 0.99))
                                                 for latencies in runs[label])))
+
+
+def system_calls(start, keys=500):
+    """The system calls the process `start` starts makes while `keys` keys
+    stream through it (strace -c attached to it): {name: calls}."""
+    source = subprocess.Popen([tool("source"), SOURCE, str(keys), str(INTERVAL_US)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    wait_line(source.stderr, "source: ready")
+    node = vmlib.wait_for_device(SOURCE).path
+    system, output_name = start(node)
+    probe = vmlib.start_probe(output_name, node, 2 * keys)
+    tracer = subprocess.Popen(["strace", "-f", "-c", "-U", "calls,name", "-o", "/tmp/strace.txt",
+                               "-p", str(system[-1].pid)], stderr=subprocess.PIPE, text=True)
+    time.sleep(2)  # attached
+    source.send_signal(signal.SIGUSR1)
+    source.communicate(timeout=300)
+    lines = vmlib.probe_lines(probe)
+    assert "dropped" not in lines and len(lines) == 2 * keys, "%d of %d events" % (len(lines), 2 * keys)
+    tracer.send_signal(signal.SIGINT)
+    tracer.wait(timeout=60)
+    for process in system:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+    calls = {}
+    for line in open("/tmp/strace.txt"):
+        fields = line.split()
+        if len(fields) == 2 and fields[0].isdigit() and fields[1] != "total":
+            calls[fields[1]] = int(fields[0])
+    return calls
+
+
+def bench_system_calls_per_key():
+    """The system calls per key (a press and a release) of the C floor, keyd
+    (when it is there) and vkbd, over the same stream of 500 keys."""
+    with open("/tmp/vkbd-bench-default.yaml", "w") as config:
+        config.write(subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
+                                    text=True).stdout)
+    systems = [("C floor", start_floor)]
+    if os.path.exists(KEYD):
+        systems.append(("keyd 2.6.0, pass-through", start_keyd))
+    systems.append(("vkbd, all aids + starter snippets", start_vkbd))
+    print("  system calls per key (a press and a release), strace -c over 500 keys:")
+    for label, start in systems:
+        calls = system_calls(start)
+        total = sum(calls.values()) / 500
+        each = ", ".join("%s %.2f" % (name, count / 500) for name, count in
+                         sorted(calls.items(), key=lambda item: -item[1]) if count >= 50)
+        print("  %-34s %5.2f  (%s)" % (label, total, each))
 
 
 def bench_pointer_motion_of_a_keyboard_that_is_also_a_pointer():

@@ -2,8 +2,8 @@
 # The init of the integration VM: load the modules, mount the host's root
 # read-only over 9p, and run the suite in it with fresh /proc, /sys, /dev,
 # /tmp and /run. Parameters come on the kernel command line (vkbd.repo,
-# vkbd.bin, vkbd.select, vkbd.tools, vkbd.soak). Output goes to the serial
-# console.
+# vkbd.bin, vkbd.select, vkbd.group, vkbd.tools, vkbd.soak). Output goes to
+# the serial console.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -18,6 +18,7 @@ for parameter in $(cat /proc/cmdline); do
     vkbd.repo=*) repo="${parameter#vkbd.repo=}" ;;
     vkbd.bin=*) binary="${parameter#vkbd.bin=}" ;;
     vkbd.select=*) select="${parameter#vkbd.select=}" ;;
+    vkbd.group=*) group="${parameter#vkbd.group=}" ;;
     vkbd.tools=*) tools="${parameter#vkbd.tools=}" ;;
     vkbd.soak=*) soak="${parameter#vkbd.soak=}" ;;
   esac
@@ -49,7 +50,7 @@ esac
 
 chroot /host /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   HOME=/tmp LANG=C.UTF-8 PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 VKBD_BIN="$binary" \
-  VKBD_LATENCY_TOOLS="$tools" VKBD_SOAK="${soak:-1}" \
+  VKBD_LATENCY_TOOLS="$tools" VKBD_SOAK="${soak:-1}" VKBD_GROUP="${group:-main}" \
   /bin/sh -c 'cd "$1" && exec /usr/bin/python3 Tests/Integration/harness.py "$2"' sh "$repo" "$select"
 
 echo o > /proc/sysrq-trigger

@@ -185,6 +185,8 @@ class QMP:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vkbd", default=os.path.join(REPO, ".build", "debug", "vkbd"))
+    parser.add_argument("--release", default=os.path.join(REPO, ".build", "release", "vkbd"),
+                        help="the build the timing tests run (their clock counts instructions)")
     parser.add_argument("--timeout", type=int, default=1500)
     parser.add_argument("-k", dest="pattern", default="",
                         help="only the tests whose name holds PATTERN; with --bench, whose name starts bench_PATTERN")
@@ -199,6 +201,10 @@ def main():
     os.makedirs(CACHE, exist_ok=True)
     version, root, vmlinuz = prepare_kernel()
     initramfs = prepare_initramfs(version, root)
+    # espanso's hub, unpacked here: the VM sees the host's files read-only.
+    sys.path.insert(0, os.path.join(REPO, "Tests", "Hub"))
+    import hub_snapshot
+    hub_snapshot.unpacked()
     if options.bench:
         # Latency and throughput count instructions and skip idle time, so
         # they repeat from boot to boot; start-up waits on files over 9p,
@@ -206,31 +212,75 @@ def main():
         boots = [("%s.bench_%s" % (module, options.pattern), icount)
                  for module, icount in [("bench_latency", "shift=0,sleep=off"), ("bench_startup", "shift=0")]
                  if "def bench_" + options.pattern in open(os.path.join(HERE, module + ".py")).read()]
+        boots = [(select, icount, options.vkbd, "main") for select, icount in boots]
     else:
-        boots = [(options.pattern or "-", None)]
+        # Two VMs at once, each on a core of its own: the suite, and the
+        # timing tests, whose clock counts instructions (as the benchmarks')
+        # and which run the release build, as users do.
+        boots = [(options.pattern or "-", None, options.vkbd, "main"),
+                 (options.pattern or "-", "shift=0,sleep=off", options.release, "timing")]
+        boots = [entry for entry in boots if has_tests(entry[3], options.pattern)]
+    results = [None] * len(boots)
+
+    def run_boot(index):
+        select, icount, binary, group = boots[index]
+        # The first boot's lines stream; each other's follows, whole.
+        results[index] = boot(options, version, vmlinuz, initramfs, select, icount, binary, group,
+                              stream=index == 0)
+
+    threads = [threading.Thread(target=run_boot, args=(index,)) for index in range(len(boots))]
+    for index, thread in enumerate(threads):
+        thread.start()
+        if options.bench:
+            thread.join()  # one at a time: each boot's figures are its own
+    for index, thread in enumerate(threads):
+        thread.join()
+        if index > 0 and results[index] is not None:
+            print(results[index][2], end="", flush=True)
     passed = failed = 0
-    for select, icount in boots:
-        summary = boot(options, version, vmlinuz, initramfs, select, icount)
-        if summary is None:
-            print("integration: the VM ended without a result (timeout %d s?) after %d s" % (
-                options.timeout, time.time() - started))
+    for index, result in enumerate(results):
+        if result is None:
+            print("integration: the %s VM ended without a result (timeout %d s?) after %d s" % (
+                boots[index][3], options.timeout, time.time() - started))
             return 1
-        passed += summary[0]
-        failed += summary[1]
+        passed += result[0]
+        failed += result[1]
     print("vm: %d passed, %d failed; %d s with boot" % (passed, failed, time.time() - started), flush=True)
     return 0 if failed == 0 and passed > 0 else 1
 
 
-def boot(options, version, vmlinuz, initramfs, select, icount):
-    """Boots the VM once to run the tests `select` picks; returns (passed,
-    failed), or None when the VM ended without saying."""
-    qmp_path = os.path.join(CACHE, "qmp-%d.sock" % os.getpid())
-    vkbd = os.path.abspath(options.vkbd)
+def has_tests(group, pattern):
+    """Whether a test of `group` (a module's GROUP, "main" by default) has
+    `pattern` in its module.function name."""
+    for name in sorted(os.listdir(HERE)):
+        if not (name.startswith("test_") and name.endswith(".py")):
+            continue
+        text = open(os.path.join(HERE, name)).read()
+        if ("timing" if re.search(r'^GROUP = "timing"', text, re.M) else "main") != group:
+            continue
+        if any(pattern in "%s.%s" % (name[:-3], test) for test in re.findall(r"^def (test_\w+)", text, re.M)):
+            return True
+    return False
+
+
+def boot(options, version, vmlinuz, initramfs, select, icount, binary, group, stream=True):
+    """Boots the VM once to run the tests of `group` that `select` picks,
+    with `binary`; returns (passed, failed, the lines it printed unless
+    `stream`), or None when the VM ended without saying."""
+    qmp_path = os.path.join(CACHE, "qmp-%d-%s.sock" % (os.getpid(), group))
+    vkbd = os.path.abspath(binary)
     append = " ".join([
         "console=ttyS0", "quiet", "panic=-1", "vkbd.repo=" + REPO, "vkbd.bin=" + vkbd, "vkbd.select=" + select,
-        "vkbd.tools=" + (os.path.abspath(options.tools) if options.tools else "-"),
+        "vkbd.group=" + group, "vkbd.tools=" + (os.path.abspath(options.tools) if options.tools else "-"),
         "vkbd.soak=%d" % options.soak,
     ])
+    kept = []
+
+    def show(line):
+        if stream:
+            print(line, flush=True)
+        else:
+            kept.append(line + "\n")
     command = [
         "qemu-system-x86_64", "-accel", "tcg", "-cpu", "max", "-smp", "1", "-m", "1024", "-nodefaults",
         "-no-reboot", "-display", "none", "-serial", "stdio", "-nic", "none",
@@ -240,7 +290,7 @@ def boot(options, version, vmlinuz, initramfs, select, icount):
     ]
     if icount:
         command += ["-icount", icount]
-    log("booting %s" % version)
+    log("booting %s for the %s tests" % (version, group))
     qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     timer = threading.Timer(options.timeout, qemu.kill)
     timer.start()
@@ -255,15 +305,15 @@ def boot(options, version, vmlinuz, initramfs, select, icount):
                 time.sleep(request.get("delay_ms", 0) / 1000)
                 reply = qmp.execute(request["command"])
                 if "error" in reply:
-                    print("vm: QMP error: %s" % reply["error"], flush=True)
+                    show("vm: QMP error: %s" % reply["error"])
                 continue
             if line.startswith("@@FILE "):
                 save_artifact(line[len("@@FILE "):])
                 continue
-            print(line, flush=True)
+            show(line)
             match = re.match(r"integration: (\d+) passed, (\d+) failed", line)
             if match:
-                summary = (int(match.group(1)), int(match.group(2)))
+                summary = (int(match.group(1)), int(match.group(2)), "")
         qemu.wait()
     finally:
         timer.cancel()
@@ -271,7 +321,7 @@ def boot(options, version, vmlinuz, initramfs, select, icount):
             qemu.kill()
         if os.path.exists(qmp_path):
             os.unlink(qmp_path)
-    return summary
+    return summary and (summary[0], summary[1], "".join(kept))
 
 
 if __name__ == "__main__":
