@@ -249,7 +249,7 @@ bench-latency: build-deps
 # Tests/Integration.
 vm-tools: build-deps
 	mkdir -p .build-bench/latency
-	for tool in floor source probe startup mover; do \
+	for tool in floor source probe startup mover filtered; do \
 		cc -O2 -Wall -o .build-bench/latency/$$tool Benchmarks/Latency/$$tool.c $$(pkg-config --cflags --libs libevdev) || exit 1; \
 	done
 	cc -O2 -Wall -shared -fPIC -o .build-bench/latency/boottime_jump.so Tests/Integration/boottime_jump.c -ldl

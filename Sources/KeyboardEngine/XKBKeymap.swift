@@ -182,17 +182,9 @@ final class XKBKeymap {
 /// atomics (its issue #300), and a ``Layout`` may serve engines on several
 /// threads: states are made and freed under this lock. Keys never take it.
 enum XKBReferences {
-  nonisolated(unsafe) static let lock: UnsafeMutablePointer<pthread_mutex_t> = {
-    let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    pthread_mutex_init(lock, nil)
-    return lock
-  }()
+  static let lock = Lock()
 
-  static func withLock<Result>(_ body: () -> Result) -> Result {
-    pthread_mutex_lock(lock)
-    defer { pthread_mutex_unlock(lock) }
-    return body()
-  }
+  static func withLock<Result>(_ body: () -> Result) -> Result { lock.withLock(body) }
 }
 
 /// The state of a keyboard as an application sees it: `xkb_state` (modifiers,

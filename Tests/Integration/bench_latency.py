@@ -109,12 +109,15 @@ def start_interception(node):
 KEYD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".build-bench", "keyd", "keyd")
 
 
-def start_keyd(node):
-    """keyd with a pass-through config for every keyboard."""
+def start_keyd(node, filtered=False):
+    """keyd with a pass-through config for every keyboard; `filtered`: under
+    a seccomp filter as vkbd puts itself under (Benchmarks/Latency/filtered.c),
+    so both take the kernel's system-call path for a filtered process."""
     os.makedirs("/tmp/keyd-config", exist_ok=True)
     with open("/tmp/keyd-config/default.conf", "w") as config:
         config.write("[ids]\n*\n\n[main]\n")
-    keyd = subprocess.Popen([KEYD], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    keyd = subprocess.Popen(([tool("filtered")] if filtered else []) + [KEYD], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
     vmlib.wait_for_device("keyd virtual keyboard")
     time.sleep(2)  # it grabs the keyboards it finds
     return [keyd], "keyd virtual keyboard"
@@ -159,6 +162,7 @@ def bench_latency_against_the_floor_and_interception_tools():
     systems = [("C floor", start_floor), ("interception-tools", start_interception)]
     if os.path.exists(KEYD):
         systems.append(("keyd 2.6.0, pass-through", start_keyd))
+        systems.append(("keyd, under a seccomp filter", lambda node: start_keyd(node, filtered=True)))
     systems += [("vkbd, all aids + starter snippets", start_vkbd),
                ("vkbd, same, focus moves /100 ms", start_vkbd_with_a_moving_focus),
                ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml"))]

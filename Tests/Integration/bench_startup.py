@@ -10,10 +10,14 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 
 import vmlib
 from bench_latency import tool
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Hub"))
+import hub_snapshot  # noqa: E402
 
 STARTS = 5
 
@@ -47,6 +51,20 @@ def bench_memory_and_start_up():
         rss = sorted(kib for _, kib in runs)
         print("  %-16s start-up (fork to virtual keyboard ready and keyboards grabbed) %.0f ms (%.0f to %.0f);"
               " idle RSS %.1f MiB" % (label, times[STARTS // 2], times[0], times[-1], rss[STARTS // 2] / 1024))
+    # espanso's whole hub (Tests/Hub), once: start-up, idle memory, and
+    # the memory after three reloads.
+    whole = hub_snapshot.config()
+    start_up(whole)
+    milliseconds, rss = start_up(whole)
+    daemon = vmlib.Daemon(["run"], config_text=whole)
+    daemon.wait_ready(timeout=600)
+    for _ in range(3):
+        assert subprocess.run([os.environ["VKBD_BIN"], "reload"], capture_output=True).returncode == 0
+    time.sleep(8)  # the heap is trimmed once the keyboard has rested 5 s
+    reloaded = vmlib.rss_kib(daemon.process.pid)
+    daemon.stop(signal.SIGTERM)
+    print("  %-16s start-up %.0f ms; idle RSS %.1f MiB, %.1f MiB after three reloads" % (
+        "the whole hub", milliseconds, rss / 1024, reloaded / 1024))
     # Autocorrect's dictionaries load on a thread of their own the first
     # time an agent reports a window where autocorrect applies: what each
     # language adds to the daemon, over autocorrect off, and how long it takes.

@@ -331,7 +331,7 @@ enum ConfigLoader {
       }
     }
     do {
-      return try Layout(names: names)
+      return try Layout.shared(names)
     } catch {
       reader.report("layout: \(error)", at: node)
       return nil

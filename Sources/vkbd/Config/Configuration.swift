@@ -189,7 +189,7 @@ struct Configuration {
   /// system's, compiled now.
   func makeLayout() throws(LayoutError) -> Layout {
     if let compiledLayout { return compiledLayout }
-    return try Layout(names: resolvedLayout)
+    return try Layout.shared(resolvedLayout)
   }
 }
 

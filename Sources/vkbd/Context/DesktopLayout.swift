@@ -39,7 +39,7 @@ struct DesktopLayout {
         throw Refusal(description: "the desktop's layout \(names) does not compile", isNew: false)
       }
       do {
-        layout = try Layout(names: names)
+        layout = try Layout.shared(names)
       } catch {
         refused.insert(names)
         throw Refusal(description: "the desktop's layout \(names) does not compile: \(error)", isNew: true)

@@ -67,6 +67,8 @@ final class Daemon {
   var announced = AnnouncedState()
   /// The config and the match files it names, watched for changes.
   var configWatch: ConfigWatch?
+  /// The heap's trim, once the keyboard rests after a load.
+  var scheduledTrim: ScheduledTimer?
 
   /// How many socket clients (control clients and agents) one loop turn
   /// serves at most: the others wait for the next turn, after the keys that
@@ -247,6 +249,7 @@ final class Daemon {
     }
     let time = Instant(microseconds: event.microseconds)
     statistics.eventsIn += 1
+    statistics.lastKeyTime = time.microseconds
     // Touch-down: the engine's bookkeeping for a key it passes unchanged
     // waits until the key is written.
     engine.handleBeforeSettling(KeyEvent(code: event.code, value: value, time: time, device: source.id), into: &output)

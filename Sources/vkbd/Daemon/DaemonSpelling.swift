@@ -71,7 +71,7 @@ extension Daemon {
           "ms": "\((monotonicMicroseconds() - start) / 1000)",
         ])
     }
-    // The word lists read and the forms' hashes were freed on the loading thread.
+    trimWhenIdle()  // the word lists read and the forms' hashes were freed
     // The config changed while they loaded: load what it wants now.
     if spellingState.wanted != names { loadDictionaries() }
   }

@@ -106,7 +106,7 @@ extension Daemon {
           ? ControlReply(ok: true, status: status())
           : .failure("the config has problems; the previous one keeps running", problems: problems))
     }
-    Self.discard(previous, previousUser)
+    discard(previous, previousUser)
   }
 
   /// The active user's match files, as their agent sent them (nil: none
@@ -173,19 +173,41 @@ extension Daemon {
     desktop.defaultLocale = configuredLayout.names.locale
     context.apply(rules: appRules, global: configuration.engine, to: engine)
     if let report = desktop.report { desktopLayoutChanged(report) }
-    Self.discard(replaced)
+    discard(replaced)
   }
 
   /// Lets go of what a load replaced (an engine, a configuration, the
   /// user's snippets) on a thread at the least priority: their frees never
   /// cost a key its turn. Their large blocks go back to the system as they
   /// are freed (`vkbd run` has glibc map them: ``Heap/mapBlocks(over:)``);
-  /// no `malloc_trim`, whose walk of the heap, in the kernel, held keys
-  /// back for milliseconds in the VM.
-  static func discard(_ values: Any...) {
+  /// the small ones a load left in its thread's arena go back once the
+  /// keyboard rests (``trimWhenIdle()``).
+  func discard(_ values: Any...) {
     let box = Discarded(values)
     BackgroundWork<Void>.detached { box.values.removeAll() }
+    trimWhenIdle()
   }
+
+  /// Gives the heap's free pages back to the system (`malloc_trim`, on a
+  /// thread at the least priority) once no key has come for
+  /// ``trimmingRest``: the trim walks every arena and unmaps their free
+  /// pages in the kernel, which held keys typed meanwhile back for
+  /// milliseconds in the VM. Loads in a row trim once.
+  func trimWhenIdle() {
+    guard scheduledTrim == nil else { return }
+    let due = max(monotonicMicroseconds(), statistics.lastKeyTime) + Self.trimmingRest
+    scheduledTrim = loop.schedule(at: due) { [unowned self] in
+      scheduledTrim = nil
+      if monotonicMicroseconds() - statistics.lastKeyTime < Self.trimmingRest {
+        trimWhenIdle()  // keys came meanwhile: wait for the next rest
+        return
+      }
+      BackgroundWork<Void>.detached { _ = malloc_trim(0) }
+    }
+  }
+
+  /// How long the keyboard must rest before the heap is trimmed, in µs.
+  static let trimmingRest: Int64 = 5_000_000
 
 }
 

@@ -7,6 +7,8 @@ import Logging
 /// emit, in microseconds.
 struct Statistics {
   var eventsIn: UInt64 = 0
+  /// The kernel time of the last key event read (CLOCK_MONOTONIC, µs).
+  var lastKeyTime: Int64 = 0
   var eventsOut: UInt64 = 0
   private(set) var since = monotonicMicroseconds()
   private(set) var latency = Histogram<UInt64>(
