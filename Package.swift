@@ -168,7 +168,7 @@ let package = Package(
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "TestSupport",
+        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "LogOptions", "TestSupport",
         .product(name: "Yams", package: "Yams"),
       ],
       exclude: ["Fixtures"]),

@@ -5,13 +5,20 @@ import SystemPackage
 /// Work run on a thread of its own (`pthread_create`), for what the main
 /// thread must not wait on: a start-up step that mostly waits in the
 /// kernel, or a long load the event loop hears the end of (``done``);
-/// ``wait()`` joins it (`pthread_join`). The work must share nothing with
-/// what the main thread does meanwhile.
+/// ``wait()`` waits for its value. The work must share nothing with what
+/// the main thread does meanwhile.
+///
+/// The thread is never joined: its value is handed over through a
+/// semaphore posted before ``done`` is written, so a loop that heard
+/// ``done`` takes the value at once. Joining would wait for the thread to
+/// exit, and a thread at the least priority may be kept from its exit for
+/// a scheduler's tick by any other (in the VM, a key came late by that).
 public final class BackgroundWork<Value>: BackgroundWorkItem {
   private let body: () -> Value
   private var value: Value?
-  private var thread = pthread_t()
-  private var isRunning = false
+  /// Posted once `value` is set.
+  private let finished = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+  private var taken = false
   /// Readable once the work is done (an eventfd), for an event loop to
   /// watch; nil unless asked for.
   public let done: FileDescriptor?
@@ -23,14 +30,10 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
     self.body = body
     let fd = notifying ? eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) : -1
     done = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
+    sem_init(finished, 0, 0)
     super.init()
     self.yielding = yielding
-    if let thread = Self.start(self) {
-      self.thread = thread
-      isRunning = true
-    } else {
-      run()
-    }
+    if !Self.start(self) { run() }
   }
 
   /// Runs `body` on a thread of its own at the least priority that nobody
@@ -38,20 +41,12 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
   /// in the caller's turn (an engine a reload replaced, and the heap given
   /// back after it).
   public static func detached(_ body: @escaping () -> Void) {
-    let work = BackgroundWork<Void>(yielding: true, detached: body)
-    if let thread = Self.start(work) { pthread_detach(thread) } else { work.run() }
+    _ = BackgroundWork<Void>(yielding: true, body)
   }
 
-  private init(yielding: Bool, detached body: @escaping () -> Value) {
-    self.body = body
-    done = nil
-    super.init()
-    self.yielding = yielding
-  }
-
-  /// Starts `work` on a thread, which holds it until it is done; nil when
-  /// no thread can be made.
-  private static func start(_ work: BackgroundWorkItem) -> pthread_t? {
+  /// Starts `work` on a thread of its own (detached), which holds it until
+  /// it is done; false when no thread can be made.
+  private static func start(_ work: BackgroundWorkItem) -> Bool {
     var thread = pthread_t()
     let context = Unmanaged.passRetained(work).toOpaque()
     let status = pthread_create(
@@ -64,26 +59,33 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
       }, context)
     guard status == 0 else {
       Unmanaged<BackgroundWorkItem>.fromOpaque(context).release()
-      return nil
+      return false
     }
-    return thread
+    pthread_detach(thread)
+    return true
   }
 
-  deinit { done?.closeQuietly() }
+  deinit {
+    done?.closeQuietly()
+    sem_destroy(finished)
+    finished.deallocate()
+  }
 
   public override func run() {
     value = body()
+    sem_post(finished)
     if let done {
       var one: UInt64 = 1
       _ = write(done.rawValue, &one, MemoryLayout<UInt64>.size)
     }
   }
 
-  /// Waits for the work to end and returns what it made.
+  /// Waits for the work to end and returns what it made: at once when
+  /// ``done`` was heard.
   public func wait() -> Value {
-    if isRunning {
-      pthread_join(thread, nil)
-      isRunning = false
+    if !taken {
+      while sem_wait(finished) != 0 && errno == EINTR {}
+      taken = true
     }
     return value!
   }

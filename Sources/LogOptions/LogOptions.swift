@@ -19,12 +19,14 @@ public struct LogOptions: ParsableArguments {
   }
 
   /// Sends every logger's messages of the level asked for and above to
-  /// standard error (`LoggingSystem.bootstrap`, once a process), and
-  /// returns the program's logger.
+  /// standard error, a line each (``LineLogHandler``;
+  /// `LoggingSystem.bootstrap`, once a process), and returns the program's
+  /// logger.
   public func bootstrap(label: String) -> Logger {
     let level = Logger.Level(rawValue: logLevel) ?? .info
+    let toJournal = LineLogHandler.standardErrorIsJournal()
     LoggingSystem.bootstrap { label in
-      var handler = StreamLogHandler.standardError(label: label)
+      var handler = LineLogHandler(label: label, toJournal: toJournal)
       handler.logLevel = level
       return handler
     }

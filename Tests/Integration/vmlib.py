@@ -281,6 +281,75 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+class SchedulerTrace:
+    """The kernel's record (ftrace, CLOCK_MONOTONIC) of what the guest's CPU
+    ran: each switch between threads, each wake-up, interrupt and softirq,
+    the 9p file system's requests (the host's files), and the system calls
+    of the thread `pid`. A timing test starts it before its stream and, when
+    an event came late, prints what ran between the event's write and its
+    arrival."""
+
+    ROOT = "/sys/kernel/tracing"
+    EVENTS = ["sched/sched_switch", "sched/sched_wakeup", "irq/irq_handler_entry", "irq/softirq_entry",
+              "irq/softirq_exit", "9p/9p_client_req", "raw_syscalls/sys_enter"]
+
+    def __init__(self, pid, buffer_kib=65536):
+        if not os.path.exists(os.path.join(self.ROOT, "trace")):
+            subprocess.run(["mount", "-t", "tracefs", "nodev", self.ROOT], check=True)
+        self._write("tracing_on", "0")
+        self._write("trace_clock", "mono")
+        self._write("buffer_size_kb", str(buffer_kib))
+        self._write("trace", "")
+        self._write("events/raw_syscalls/sys_enter/filter", "common_pid == %d" % pid)
+        for event in self.EVENTS:
+            self._write("events/%s/enable" % event, "1")
+        self._write("tracing_on", "1")
+
+    def _write(self, name, text):
+        with open(os.path.join(self.ROOT, name), "w") as file:
+            file.write(text)
+
+    def stop(self):
+        self._write("tracing_on", "0")
+        for event in self.EVENTS:
+            self._write("events/%s/enable" % event, "0")
+        self._write("events/raw_syscalls/sys_enter/filter", "0")
+
+    def _lines(self):
+        """(time in µs, line) of each record, in order."""
+        with open(os.path.join(self.ROOT, "trace")) as trace:
+            for line in trace:
+                if line.startswith("#"):
+                    continue
+                try:
+                    yield float(line.split(": ", 1)[0].split()[-1]) * 1e6, line.rstrip()
+                except (ValueError, IndexError):
+                    continue
+
+    def between(self, start_us, end_us):
+        """The records from `start_us` to `end_us` (CLOCK_MONOTONIC)."""
+        lines = []
+        for moment, line in self._lines():
+            if moment > end_us:
+                break
+            if moment >= start_us:
+                lines.append(line)
+        return lines
+
+    def file_requests(self, pid):
+        """The 9p requests the thread `pid` made, each after the system call
+        that made it."""
+        thread = "-%d " % pid
+        found = []
+        call = "?"
+        for _, line in self._lines():
+            if thread in line and "sys_enter" in line:
+                call = line
+            elif thread in line and "9p_client_req" in line:
+                found += [call, line]
+        return found
+
+
 def forget_udev_data(nodes):
     """`udevadm test` writes udev's database for the devices it tests, and no
     udevd runs here to forget it: a later device with the number of one of
