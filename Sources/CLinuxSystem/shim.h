@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>  // malloc_trim: the daemon returns its start-up heap
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/epoll.h>
@@ -41,10 +42,29 @@ static inline int CLinuxSystem_mapLargeBlocks(int bytes) {
   return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
-// The calling thread at the least priority (nice 19): work that must never
-// take the CPU from the keys. setpriority(2) takes a thread's id.
+// PR_SET_THP_DISABLE and PR_GET_THP_DISABLE (Linux 3.15), through the
+// variadic prctl(2).
+static inline int CLinuxSystem_forbidHugePages(void) {
+  return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
+}
+
+static inline int CLinuxSystem_hugePagesForbidden(void) {
+  return prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0);
+}
+
+// The calling thread at the least priority, for work that must never take
+// the CPU from the keys: SCHED_IDLE (sched(7)), and nice 19 where that is
+// refused. Under CFS a thread woken from a read gets the same head start as
+// one woken by a key, whatever its nice, and a loader at nice 19 waking from
+// its file reads ran before the daemon's loop for a millisecond in the VM; a
+// SCHED_IDLE thread gets a small head start, and a thread of another policy
+// that wakes takes the CPU from it at once. Both calls take a thread's id;
+// SCHED_IDLE is a macro only for _GNU_SOURCE (5).
 static inline int CLinuxSystem_lowerThreadPriority(void) {
-  return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+  pid_t thread = (pid_t)syscall(SYS_gettid);
+  int niced = setpriority(PRIO_PROCESS, (id_t)thread, 19);
+  struct sched_param none = {0};
+  return syscall(SYS_sched_setscheduler, thread, 5 /* SCHED_IDLE */, &none) == 0 ? 0 : niced;
 }
 
 // pidfd_open(2), Linux 5.3: an fd that becomes readable when the process

@@ -14,7 +14,9 @@ import SystemPackage
 /// exit, and a thread at the least priority may be kept from its exit for
 /// a scheduler's tick by any other (in the VM, a key came late by that).
 public final class BackgroundWork<Value>: BackgroundWorkItem {
-  private let body: () -> Value
+  /// Let go of on the work's thread once run: what it holds is freed
+  /// there, never by whichever thread lets go of the work last.
+  private var body: (() -> Value)?
   private var value: Value?
   /// Posted once `value` is set.
   private let finished = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
@@ -72,7 +74,8 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
   }
 
   public override func run() {
-    value = body()
+    value = body?()
+    body = nil
     sem_post(finished)
     if let done {
       var one: UInt64 = 1

@@ -21,6 +21,8 @@ extension BackgroundWorkTests {
     let nice = { Int(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)) }
     let before = nice()
     #expect(BackgroundWork(yielding: true) { nice() }.wait() == 19)
+    #expect(BackgroundWork(yielding: true) { sched_getscheduler(0) }.wait() == 5)  // SCHED_IDLE
+    #expect(BackgroundWork { sched_getscheduler(0) }.wait() == sched_getscheduler(0))
     #expect(BackgroundWork { nice() }.wait() == before)
     #expect(nice() == before)
   }

@@ -100,6 +100,22 @@ class LogWatch:
         os.read(self._fd, 65536)
 
 
+def show_late(latencies, written, trace, context=lambda moment: ""):
+    """Prints each event later than LATE_US (the first five): the events
+    around it, `context` of its time (s), and what the guest ran meanwhile."""
+    late = [index for index, latency in enumerate(latencies) if latency > LATE_US]
+    if late:
+        print("    the 5 ms before the first:")
+        for line in trace.between(written[late[0]] - 5000, written[late[0]]):
+            print("      " + line)
+    for index in late[:5]:
+        latency = latencies[index]
+        print("    late: event %d of %d, %d µs; the events around it: %s; %s" % (
+            index, len(latencies), latency, latencies[max(0, index - 4):index + 5], context(written[index] / 1e6)))
+        for line in trace.between(written[index] - 50, written[index] + latency + 50):
+            print("      " + line)
+
+
 def when(moment, reloads):
     """Where `moment` (CLOCK_MONOTONIC, s) falls among the reloads'
     (start, answered) times, in words."""
@@ -126,6 +142,8 @@ def test_ten_reloads_of_hub_packages_under_a_key_stream_lose_and_delay_nothing()
         assert "37178" in subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True,
                                          text=True).stdout.replace(",", "")
         started_rss = vmlib.rss_kib(daemon.process.pid)
+        with open("/proc/%d/status" % daemon.process.pid) as status:
+            assert "THP_enabled:\t0" in status.read(), "the daemon may get transparent huge pages"
         reloads = []
 
         def reload_ten_times():
@@ -169,13 +187,7 @@ def test_ten_reloads_of_hub_packages_under_a_key_stream_lose_and_delay_nothing()
                   percentile(latencies, 0.99), max(latencies), vmlib.rss_kib(daemon.process.pid) / 1024,
                   started_rss / 1024))
         print("  the daemon's own latency (source event to its write): p99 %d µs, max %d µs" % (own["p99"], own["max"]))
-        for index, latency in enumerate(latencies):
-            if latency > LATE_US:
-                print("    late: event %d of %d, %d µs; the events around it: %s; %s" % (
-                    index, len(latencies), latency, latencies[max(0, index - 4):index + 5],
-                    when(written[index] / 1e6, reloads)))
-                for line in trace.between(written[index] - 50, written[index] + latency + 50):
-                    print("      " + line)
+        show_late(latencies, written, trace, lambda moment: when(moment, reloads))
         assert not late, "%d events later than %d µs (the latest %d µs)" % (len(late), LATE_US, max(late))
         daemon.stop(signal.SIGTERM)
     finally:
@@ -200,8 +212,6 @@ def test_the_first_keys_after_start_with_hub_packages_are_as_fast_as_the_later_o
     finally:
         if source.poll() is None:
             source.kill()
-
-
 
 
 def test_a_save_storm_a_config_that_fails_every_other_time_and_a_gigabyte_match_file_cost_no_key():
@@ -236,7 +246,9 @@ def test_a_save_storm_a_config_that_fails_every_other_time_and_a_gigabyte_match_
             with open(directory + "/match/base.yml", "w") as file:
                 file.write(good)
 
-        latencies, _ = stream(source, 6000, during=storm)
+        trace = vmlib.SchedulerTrace(pid=daemon.process.pid)
+        latencies, written = stream(source, 6000, during=storm)
+        trace.stop()
         deadline = time.time() + 60
         while "200 snippets" not in subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True,
                                                    text=True).stdout.replace("snippets  200", "200 snippets"):
@@ -251,6 +263,7 @@ def test_a_save_storm_a_config_that_fails_every_other_time_and_a_gigabyte_match_
               " %d reloads, %d failed; max latency %d µs; RSS %.1f MiB before, %.1f MiB after" % (
                   len(latencies), log.count("configuration reloaded"), log.count("reload failed"), max(latencies),
                   before / 1024, after / 1024))
+        show_late(latencies, written, trace)
         assert not late, "%d events later than %d µs" % (len(late), LATE_US)
         assert after < before + 64 * 1024, "the daemon grew by %d KiB" % (after - before)
         daemon.stop(signal.SIGTERM)

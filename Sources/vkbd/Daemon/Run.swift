@@ -30,6 +30,7 @@ extension VKBD {
 
     func run() throws {
       Heap.mapBlocks(over: 256 << 10)  // a reload's old engine gives its memory back as it goes
+      Heap.forbidHugePages()  // no 2 MiB page cleared in a key's turn
       let logger = log.bootstrap(label: "vkbd")
       let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
       let unsafe = configuration.filesOthersCouldEdit()
