@@ -4,8 +4,12 @@ import Testing
 @testable import KeyboardEngine
 
 /// The corrector and the dictionaries it reads: Debian's real hunspell
-/// files and layouts, and broken files of every sort.
-@Suite struct CorrectorTests {
+/// files and layouts, and broken files of every sort. One test at a time:
+/// the dictionaries below serve every test, and a dictionary is one
+/// thread's, as in the daemon's loop (libhunspell's handle and the word
+/// buffer are not shared safely; two tests at once made a known word
+/// unknown).
+@Suite(.serialized) struct CorrectorTests {
   static let english = Spelling(languages: [try! SpellingLanguage(name: "en_US")])
   static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
 
