@@ -14,7 +14,7 @@ import CEvdev
 public final class Engine {
   /// The keymap the application decodes our events with: the config's, or
   /// the desktop's as a session agent reports it (``follow(_:group:)``).
-  public private(set) var layout: Layout
+  public internal(set) var layout: Layout
   /// What the engine does; changing it cancels every pending aid.
   public var configuration: EngineConfiguration {
     willSet { settle() }
@@ -33,7 +33,7 @@ public final class Engine {
   }
   /// Whether anything needs the text and the keymap state (an aid, a
   /// snippet); without, keys pass through undecoded.
-  private var decodes: Bool
+  private(set) var decodes: Bool
   /// The text typed since the last reset, as the application has it
   /// (once ``settle()`` has applied the last key handed out).
   public internal(set) var text = TextModel() {
@@ -41,7 +41,7 @@ public final class Engine {
   }
   /// Whether a capital is due at the end of `text` (DESIGN 3.2), worked out
   /// by ``settle()`` after a key's output is written, for the next press.
-  private var capsDue: Bool?
+  var capsDue: Bool?
   /// The key last handed out whose effects are left to ``settle()``.
   private var unsettled: (code: UInt16, value: KeyValue, keysym: xkb_keysym_t?)?
   /// The snippets, their matching and typing.
@@ -202,89 +202,6 @@ public final class Engine {
     settle()
     text.reset()
     cancelAids()
-  }
-
-  /// A key pressed on a device vkbd reads but does not grab (a keypad): what
-  /// it did to the text is not known. Any key but a modifier or lock
-  /// forgets the text, as a click does.
-  public func keyPressedElsewhere(_ code: UInt16) {
-    settle()
-    if !decoder.isModifier(code) { resetText() }
-  }
-
-  /// Takes a session agent's report of the field's text before the cursor
-  /// (`isFieldStart` when that is all of it), which completes the model or
-  /// replaces it (``TextModel/reconcile(with:isFieldStart:)``). A report
-  /// that comes while the engine types or waits is left alone.
-  public func fieldReported(before reported: [Unicode.Scalar], isFieldStart: Bool) {
-    settle()
-    guard decodes, !isBusy else { return }
-    if !text.reconcile(with: reported, isFieldStart: isFieldStart) { cancelAids() }
-    capsDue = nil
-  }
-
-  /// Follows Num Lock or Caps Lock as the keyboard's LED reports the
-  /// desktop's state; an LED that changes while the engine types is the
-  /// echo of its own Caps Lock taps and is left alone.
-  public func indicatorChanged(_ lock: LockIndicator, on: Bool) {
-    settle()
-    guard !expander.isTyping else { return }
-    decoder.indicate(lock, on: on, down: keys.outputDown)
-  }
-
-  /// The layout's group in force, from 0.
-  public var group: Int { decoder.group }
-
-  /// Follows the desktop's keymap and group, as a session agent reports
-  /// them. While the engine types, a group alone is the echo of its own
-  /// switches and is left alone; another keymap waits until it is done.
-  public func follow(_ desktop: Layout, group: Int) {
-    settle()
-    guard group >= 0, group < max(desktop.groupCount, 1) else { return }
-    if expander.isTyping {
-      if desktop !== layout { pendingLayout = desktop }
-      pendingGroup = group
-      return
-    }
-    pendingLayout = nil
-    if desktop !== layout {
-      decoder.follow(desktop, group: group, down: keys.outputDown)
-      layout = desktop
-      cancelAids()
-    } else if group != decoder.group {
-      decoder.resynchronize(down: keys.outputDown, group: group)
-      cancelAids()
-    }
-    capsDue = nil
-  }
-
-  /// The session's answer to request `id`: the value, or why there is none.
-  public func sessionAnswered(
-    _ id: UInt32, value: Result<VariableValue, SessionFailure>, at now: Instant, into output: inout KeyOutput
-  ) {
-    settle()
-    expander.answered(id, value: value, at: now, host: self, into: &output)
-  }
-
-  /// The dialog the session opened for request `id` has the keyboard.
-  public func sessionDialogShown(_ id: UInt32, at now: Instant, into output: inout KeyOutput) {
-    settle()
-    expander.dialogShown(id, at: now, host: self, into: &output)
-  }
-
-  /// Takes over from `old`, the engine of the configuration before (a
-  /// reload): the keys held, physically and on the virtual keyboard, pass
-  /// over as they are, so that nothing is lifted or pressed again (a key
-  /// held through a reload types nothing); the locks, the layout's group
-  /// (where this layout has it), the text before the cursor and the pause
-  /// come along. `old` must have nothing under way (``isBusy``).
-  public func takeOver(from old: Engine) {
-    old.settle()
-    settle()
-    keys = old.keys
-    decoder.takeState(of: old.decoder, down: keys.outputDown)
-    text = old.text
-    isPaused = old.isPaused
   }
 
   /// Releases every key held on the output and forgets the physical holds

@@ -11,23 +11,23 @@ import Logging
 /// process: swift-log's `StreamLogHandler` calls `localtime`, whose `tzset`
 /// stats /etc/localtime for every line, a file lookup in the daemon's loop
 /// whenever it logs.
-public struct LineLogHandler: LogHandler {
-  public var metadata: Logger.Metadata = [:]
-  public var logLevel: Logger.Level = .info
+struct LineLogHandler: LogHandler {
+  var metadata: Logger.Metadata = [:]
+  var logLevel: Logger.Level = .info
   private let label: String
   private let toJournal: Bool
 
-  public init(label: String, toJournal: Bool) {
+  init(label: String, toJournal: Bool) {
     self.label = label
     self.toJournal = toJournal
   }
 
-  public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
     get { metadata[key] }
     set { metadata[key] = newValue }
   }
 
-  public func log(event: LogEvent) {
+  func log(event: LogEvent) {
     var all = metadata
     if let explicit = event.metadata { all.merge(explicit) { _, new in new } }
     if let error = event.error { all["error"] = "\(error)" }
@@ -78,7 +78,7 @@ public struct LineLogHandler: LogHandler {
 
   /// Whether standard error is the journal: `JOURNAL_STREAM` holds its
   /// device and inode (systemd.exec(5)).
-  public static func standardErrorIsJournal() -> Bool {
+  static func standardErrorIsJournal() -> Bool {
     isJournal(getenv("JOURNAL_STREAM").map { String(cString: $0) }, fd: 2)
   }
 

@@ -29,10 +29,10 @@ final class AgentServer {
   private let budget: TurnBudget
   private let logger: Logger
   /// The agents connected, by their fd's token on the loop.
-  private var connections: [UInt64: Connection] = [:]
+  var connections: [UInt64: Connection] = [:]
   private var activeUsers: [uid_t] = []
   /// The agent whose report is in force.
-  private var reporting: UInt64?
+  var reporting: UInt64?
   /// Users already logged for having too many agents.
   private var loggedCrowds: Set<uid_t> = []
   /// Takes each report that counts, and nil when the agent whose report is
@@ -50,18 +50,18 @@ final class AgentServer {
   /// counts.
   var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
   /// The agent whose user's match files are in use.
-  private var snippetsFrom: UInt64?
+  var snippetsFrom: UInt64?
   /// Takes the words the user of an agent that counts taught autocorrect;
   /// nil when that agent goes or no longer counts.
   var onLearnedWords: ([String]?) -> Void = { _ in }
   /// The agent whose user's learned words are in use.
-  private var wordsFrom: UInt64?
+  var wordsFrom: UInt64?
   /// The requests asked and not answered, and the agent asked.
-  private var asked: [UInt32: UInt64] = [:]
+  var asked: [UInt32: UInt64] = [:]
   /// Hears that the dialog of a request has the keyboard.
   var onDialogShown: (UInt32) -> Void = { _ in }
   /// The agent that shows the picker while it is open.
-  private var pickerShownBy: UInt64?
+  var pickerShownBy: UInt64?
   /// Hears that the agent showing the picker went away or no longer counts.
   var onPickerLost: () -> Void = {}
   /// Hears an agent connect (after its hello) or go: its uid.
@@ -72,12 +72,14 @@ final class AgentServer {
   var currentState: () -> DaemonEvent? = { nil }
   /// Whether the agents show notifications (`notifications` in the config).
   private(set) var notifications = true
+  /// Within ``showPicker(_:)``, whose false says it: the engine is the caller.
+  var showing = false
   /// The messages agents send, and what each does.
   private lazy var reader = makeReader()
   /// The reports of the read being handled.
   private var latest = Reports()
 
-  private struct Connection {
+  struct Connection {
     let link: LineConnection
     let uid: uid_t
     let pid: pid_t
@@ -335,87 +337,6 @@ final class AgentServer {
     onField(nil)
   }
 
-  /// Uses what `agent`'s user keeps: their match files and learned words.
-  private func useUserData(of agent: UInt64) {
-    useSnippets(of: agent)
-    useWords(of: agent)
-  }
-
-  /// What `agent`'s user keeps is no longer in use.
-  private func dropUserData(of agent: UInt64) {
-    dropSnippets(of: agent)
-    if wordsFrom == agent {
-      wordsFrom = nil
-      onLearnedWords(nil)
-    }
-  }
-
-  private func useWords(of agent: UInt64) {
-    guard let words = connections[agent]?.learnedWords else { return }
-    wordsFrom = agent
-    onLearnedWords(words)
-  }
-
-  /// Gives a word the user just taught to the agent that keeps their
-  /// words; false when none does (it is then kept until the daemon stops).
-  @discardableResult
-  func teach(_ word: String) -> Bool {
-    guard let agent = wordsFrom ?? reporting else { return false }
-    return send(WordLearned(word: word).encoded(), to: agent)
-  }
-
-  /// Uses the match files of `agent`'s user.
-  private func useSnippets(of agent: UInt64) {
-    guard let connection = connections[agent], let sent = connection.snippetFiles else { return }
-    snippetsFrom = agent
-    onSnippets((sent.files, sent.directory, connection.uid))
-  }
-
-  /// The user whose match files were in use is gone, or no longer counts.
-  private func dropSnippets(of agent: UInt64) {
-    guard snippetsFrom == agent else { return }
-    snippetsFrom = nil
-    onSnippets(nil)
-  }
-
-  /// Asks the agent whose reports are in force (else any that counts) to
-  /// work out a snippet variable; false when no agent counts.
-  func ask(_ request: VariableRequest) -> Bool {
-    guard let agent = reporting ?? connections.first(where: { $0.value.active })?.key else { return false }
-    let bytes = request.encoded()
-    // A request longer than this is not made (a paste that long is typed).
-    guard bytes.count <= Self.largestRequest, send(bytes, to: agent) else { return false }
-    asked[request.id] = agent
-    return true
-  }
-
-  /// Shows the picker (nil: hides it) through the agent that shows it,
-  /// else the one whose reports are in force, else any that counts, if it
-  /// can; false when none can.
-  func showPicker(_ picker: PickerShow?) -> Bool {
-    guard let picker else {
-      if let agent = pickerShownBy.take() { tell(agent, PickerHide()) }
-      return true
-    }
-    let able = { (agent: UInt64) in self.connections[agent].map { $0.active && $0.showsPicker } ?? false }
-    guard
-      let agent = pickerShownBy.flatMap({ able($0) ? $0 : nil }) ?? reporting.flatMap({ able($0) ? $0 : nil })
-        ?? connections.keys.sorted().first(where: able)
-    else { return false }
-    pickerShownBy = agent
-    showing = true
-    defer { showing = false }
-    return send(picker.encoded(), to: agent)
-  }
-
-  /// Within ``showPicker(_:)``, whose false says it: the engine is the caller.
-  private var showing = false
-
-  private func losePicker() {
-    pickerShownBy = nil
-    if !showing { onPickerLost() }
-  }
-
   /// The longest request sent, well within a Unix socket's default buffer
   /// (208 KiB on Linux).
   static let largestRequest = 128 << 10
@@ -433,14 +354,14 @@ final class AgentServer {
   }
 
   /// Sends a message; an agent that does not read is dropped.
-  private func tell(_ agent: UInt64, _ message: some AgentProtocolMessage) {
+  func tell(_ agent: UInt64, _ message: some AgentProtocolMessage) {
     send(message.encoded(), to: agent)
   }
 
   /// Queues a message and writes what the socket takes now; false, with
   /// the agent dropped, when it cannot.
   @discardableResult
-  private func send(_ bytes: [UInt8], to agent: UInt64) -> Bool {
+  func send(_ bytes: [UInt8], to agent: UInt64) -> Bool {
     guard let link = connections[agent]?.link else { return false }
     do {
       try link.send(bytes)
