@@ -89,7 +89,8 @@ let package = Package(
     .systemLibrary(name: "CLinuxSystem"),
     .target(
       name: "LinuxSystem",
-      dependencies: ["CLinuxSystem", .product(name: "SystemPackage", package: "swift-system")]
+      dependencies: ["CLinuxSystem", .product(name: "SystemPackage", package: "swift-system")],
+      swiftSettings: releaseSettings
     ),
     // The messages between the session agent and the daemon, which both link.
     .target(name: "AgentProtocol"),

@@ -31,17 +31,28 @@ public final class EventLoop {
   public static let handlerTokens: UInt64 = 1 << 56
 
   private let epoll: FileDescriptor
-  private var ready = [epoll_event](repeating: epoll_event(), count: 64)
+  /// What the last wait found ready: allocated once, so that reading it
+  /// on the key path neither checks uniqueness nor takes a reference.
+  private let ready = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: 64)
   private var handlers: [UInt64: (Readiness) -> Void] = [:]
   private var nextToken = EventLoop.handlerTokens
   /// The timers of ``schedule(at:_:)``, on one timerfd.
   private lazy var timers = Timers(loop: self)
 
   public init() throws(SystemError) {
-    epoll = FileDescriptor(rawValue: try valueOrErrno("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+    ready.initialize(repeating: epoll_event())
+    do {
+      epoll = FileDescriptor(rawValue: try valueOrErrno("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) })
+    } catch {
+      ready.deallocate()
+      throw error
+    }
   }
 
-  deinit { epoll.closeQuietly() }
+  deinit {
+    epoll.closeQuietly()
+    ready.deallocate()
+  }
 
   /// Watches `fd` with the caller's `token` (`epoll_ctl` EPOLL_CTL_ADD).
   public func watch(_ fd: FileDescriptor, token: UInt64, for interest: Interest = .readable) throws(SystemError) {
@@ -88,7 +99,7 @@ public final class EventLoop {
   /// Waits until a watched fd is ready or `timeoutMilliseconds` pass (-1:
   /// no timeout), and returns how many are ready (`epoll_wait`).
   public func wait(timeoutMilliseconds: Int32 = -1) throws(SystemError) -> Int {
-    Int(try valueOrErrno("epoll_wait") { epoll_wait(epoll.rawValue, &ready, Int32(ready.count), timeoutMilliseconds) })
+    Int(try valueOrErrno("epoll_wait") { epoll_wait(epoll.rawValue, ready.baseAddress, Int32(ready.count), timeoutMilliseconds) })
   }
 
   /// The token of the `index`th fd the last ``wait(timeoutMilliseconds:)`` found ready.

@@ -5,10 +5,11 @@
   every 2 ms, through: the C floor (Benchmarks/Latency/floor.c), interception
   tools' `interception -g | uinput`, keyd when it is there (below), vkbd
   (every aid on, the starter snippets), the same with a session agent moving
-  the focus between a terminal and a browser every 100 ms, and vkbd with
-  everything off; three rounds of all of them.
+  the focus between a terminal and a browser every 100 ms, vkbd with
+  everything off, and vkbd kept from its real-time policy; three rounds of
+  all of them.
 - The system calls each of them makes per key (strace -c over the same
-  stream).
+  stream), and the user-space instructions per key event (callgrind).
 - Expansion throughput: a 2,000-character expansion until its last character
   is read, checked character by character; beside `ydotool type` of the same
   text with no delays.
@@ -123,8 +124,8 @@ def start_keyd(node, filtered=False):
     return [keyd], "keyd virtual keyboard"
 
 
-def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml", output="vkbd virtual keyboard"):
-    daemon = vmlib.Daemon(["run", "--config", config])
+def start_vkbd(node, config="/tmp/vkbd-bench-default.yaml", output="vkbd virtual keyboard", prefix=()):
+    daemon = vmlib.Daemon(["run", "--config", config], prefix=prefix)
     daemon.wait_ready()
     deadline = time.time() + 60
     while "device=%s " % SOURCE not in daemon.stderr_text() or "grabbed keyboard" not in daemon.stderr_text():
@@ -165,7 +166,11 @@ def bench_latency_against_the_floor_and_interception_tools():
         systems.append(("keyd, under a seccomp filter", lambda node: start_keyd(node, filtered=True)))
     systems += [("vkbd, all aids + starter snippets", start_vkbd),
                ("vkbd, same, focus moves /100 ms", start_vkbd_with_a_moving_focus),
-               ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml"))]
+               ("vkbd, every aid and snippet off", lambda node: start_vkbd(node, "/tmp/vkbd-bench-off.yaml")),
+               # Without CAP_SYS_NICE the daemon cannot enter SCHED_FIFO:
+               # its loop as it ran before it did.
+               ("vkbd, all aids, ordinary policy",
+                lambda node: start_vkbd(node, prefix=["setpriv", "--bounding-set=-sys_nice", "--"]))]
     # Each system runs ROUNDS times, the rounds interleaved, so that the
     # noise of the guest (it comes in bursts) shows and falls on all alike.
     runs = {label: [] for label, _ in systems}
@@ -392,3 +397,82 @@ def bench_picker_first_rows_and_each_key_under_sway():
         finally:
             desktop.close()
             daemon.stop()
+
+
+def user_instructions(command, ready, keys=500):
+    """The user-space instructions `command` runs while `keys` keys stream
+    through it, one every 10 ms so that the slowed process keeps up
+    (valgrind's callgrind, counted from the system's start to its last
+    event, before its source goes). `ready` waits until the system has
+    the source and names its output device."""
+    source = subprocess.Popen([tool("source"), SOURCE, str(keys), "10000"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    wait_line(source.stderr, "source: ready")
+    node = vmlib.wait_for_device(SOURCE).path
+    log = open("/tmp/callgrind-log.txt", "w+")
+    process = subprocess.Popen(["valgrind", "--tool=callgrind", "--callgrind-out-file=/tmp/callgrind.out",
+                                *[part.replace("NODE", node) for part in command]], stdout=log, stderr=log)
+    output_name = ready(process)
+    time.sleep(3)
+    probe = vmlib.start_probe(output_name, node, 2 * keys)
+
+    def control(option):
+        answer = subprocess.run(["callgrind_control", option, str(process.pid)], capture_output=True, text=True)
+        assert answer.returncode == 0 and "OK" in answer.stdout, answer.stdout + answer.stderr
+    control("-z")
+    source.send_signal(signal.SIGUSR1)
+    lines = vmlib.probe_lines(probe)
+    control("-d")  # the source waits a second before it goes
+    source.communicate(timeout=600)
+    assert "dropped" not in lines and len(lines) == 2 * keys, "%d of %d events" % (len(lines), 2 * keys)
+    process.send_signal(signal.SIGTERM)
+    process.wait(timeout=120)
+    path = "/tmp/callgrind.out.1"
+    assert os.path.exists(path), log.read()
+    with open(path) as dump:
+        total = int(next(line for line in dump if line.startswith("summary:")).split()[1])
+    for name in os.listdir("/tmp"):
+        if name.startswith("callgrind.out"):
+            os.remove("/tmp/" + name)
+    return total
+
+
+def bench_instructions_per_key():
+    """User-space instructions per key event (half a key) of the floor, keyd
+    and vkbd, with callgrind, over the same stream of 500 keys."""
+    with open("/tmp/vkbd-bench-default.yaml", "w") as config:
+        config.write(subprocess.run([os.environ["VKBD_BIN"], "config", "--print-default"], capture_output=True,
+                                    text=True).stdout)
+
+    def floor_ready(process):
+        vmlib.wait_for_device("vkbd latency floor", timeout=120)
+        return "vkbd latency floor"
+
+    def keyd_ready(process):
+        vmlib.wait_for_device("keyd virtual keyboard", timeout=120)
+        return "keyd virtual keyboard"
+
+    def vkbd_ready(process):
+        deadline = time.time() + 300
+        while "grabbed keyboard" not in open("/tmp/callgrind-log.txt").read():
+            assert time.time() < deadline and process.poll() is None, open("/tmp/callgrind-log.txt").read()
+            time.sleep(0.5)
+        return "vkbd virtual keyboard"
+
+    systems = [("C floor", [tool("floor"), "NODE"], floor_ready)]
+    if os.path.exists(KEYD):
+        os.makedirs("/tmp/keyd-config", exist_ok=True)
+        with open("/tmp/keyd-config/default.conf", "w") as config:
+            config.write("[ids]\n*\n\n[main]\n")
+        systems.append(("keyd 2.6.0, pass-through", [KEYD], keyd_ready))
+    # valgrind 3.19 reads no DWARF 5: a copy without the debugging
+    # information, its symbols kept, names the functions.
+    subprocess.run(["objcopy", "--strip-debug", os.environ["VKBD_BIN"], "/tmp/vkbd-symbols"], check=True)
+    systems.append(("vkbd, all aids + starter snippets",
+                    ["/tmp/vkbd-symbols", "run", "--config", "/tmp/vkbd-bench-default.yaml"], vkbd_ready))
+    print("  user-space instructions per key event (half a key), callgrind over 500 keys:")
+    for label, command, ready in systems:
+        total = user_instructions(command, ready)
+        print("  %-34s %8.0f" % (label, total / 1000))
+
+
