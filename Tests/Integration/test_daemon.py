@@ -337,33 +337,3 @@ def test_once_started_the_daemon_holds_no_capability_and_cannot_exec():
     print("  after start: NoNewPrivs 1, CapEff %s, seccomp filter on; a keyboard plugged in later typed" %
           status["CapEff"])
     daemon.stop(signal.SIGTERM)
-
-
-def test_the_loop_runs_in_real_time_and_the_threads_it_makes_do_not():
-    daemon, reader = started(PLAIN)
-    pid = daemon.process.pid
-    policy = os.sched_getscheduler(pid)
-    assert policy == os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, policy
-    assert os.sched_getparam(pid).sched_priority == 49
-    with open("/proc/%d/limits" % pid) as limits:
-        bound = next(line for line in limits if line.startswith("Max realtime timeout")).split()[3:5]
-    assert bound == ["5000000", "10000000"], bound
-    # Threads made after the start (a reload's loader) run under an
-    # ordinary policy: sampled while reloads run.
-    seen = set()
-    for _ in range(5):
-        daemon.process.send_signal(signal.SIGHUP)
-        deadline = time.time() + 3
-        while time.time() < deadline:
-            for thread in os.listdir("/proc/%d/task" % pid):
-                if int(thread) == pid:
-                    continue
-                try:
-                    thread_policy = os.sched_getscheduler(int(thread))
-                except OSError:
-                    continue  # it ended
-                seen.add(thread)
-                assert thread_policy in (os.SCHED_OTHER, os.SCHED_IDLE), (thread, thread_policy)
-    print("  the loop: SCHED_FIFO 49, reset on fork, RLIMIT_RTTIME 5 s / 10 s; %d other threads seen, none"
-          " real-time" % len(seen))
-    daemon.stop(signal.SIGTERM)

@@ -109,6 +109,23 @@ import Testing
     #expect(zip(instants, instants.dropFirst()).allSatisfy { $1 - $0 >= pacing.burstGapMilliseconds * 1000 })
   }
 
+  @Test func anExpansionTriggeredWhileAnotherGoesOutWaitsItsGapAfterTheLastBurst() throws {
+    // The second trigger is typed while the first expansion goes out: its
+    // keys wait, and its first burst must not go out in the turn the first
+    // one's last burst does (both at once overflow a reader's buffer).
+    // 156 characters and a Backspace: 314 key events, the last burst 14.
+    let long = String(repeating: "lorem ipsum ", count: 13)
+    let result = try Simulation.run("type \";l;l\"", config: Self.snippet(";l", long))
+    #expect(result.text == long + long)
+    let pacing = ExpansionConfiguration()
+    var perInstant: [Int64: Int] = [:]
+    for (time, _) in result.transcript { perInstant[time.microseconds, default: 0] += 1 }
+    // A burst, and at most the second trigger's `;` passing through.
+    #expect(perInstant.values.max()! <= pacing.burstKeys + 2, "\(perInstant.values.max()!) key events at once")
+    let instants = perInstant.keys.sorted()
+    #expect(zip(instants, instants.dropFirst()).allSatisfy { $1 - $0 >= pacing.burstGapMilliseconds * 1000 })
+  }
+
   @Test func keysTypedDuringAnExpansionComeAfterItInOrder() throws {
     let long = String(repeating: "lorem ipsum ", count: 60)
     let config = Self.snippet(";l", long)

@@ -114,12 +114,13 @@ extension Expander {
     return true
   }
 
-  /// Sends the first burst of `plan` now (touch-down) and schedules the rest.
+  /// Sends the first burst of `plan` now (touch-down), or a gap after the
+  /// last burst of the expansion before, and schedules the rest.
   func startTyping(
     _ plan: TypingPlan, at time: Instant, _ host: some KeyboardHost, _ output: inout KeyOutput
   ) {
-    typing.start(plan)
-    typeBurst(at: time, host, &output)
+    typing.start(plan, at: time, configuration: host.configuration.expansion)
+    advanceTyping(to: time, host: host, into: &output)
   }
 
   /// Sends the burst due at `now`, if any.

@@ -114,20 +114,28 @@ struct TypingQueue {
   private var position = 0
   /// When the next burst is due; nil when nothing waits.
   private(set) var deadline: Instant?
+  /// When the last burst went out, of this plan or one before.
+  private var lastBurst: Instant?
 
   /// Whether planned keys are still to go out.
   var isActive: Bool { position < keys.count }
 
-  mutating func start(_ plan: TypingPlan) {
+  /// Starts `plan`: its first burst is due at once, or a gap after the
+  /// last burst of the plan before (an expansion whose trigger waited for
+  /// another to end: both would go out in one turn, more than a reader's
+  /// buffer holds).
+  mutating func start(_ plan: TypingPlan, at now: Instant, configuration: ExpansionConfiguration) {
     keys = plan.keys
     position = 0
-    deadline = nil
+    let gapEnd = lastBurst?.adding(milliseconds: configuration.burstGapMilliseconds)
+    deadline = gapEnd.map { $0 > now ? $0 : now } ?? now
   }
 
   /// The keys of the burst due at `now`, scheduling the next one.
   mutating func nextBurst(at now: Instant, configuration: ExpansionConfiguration) -> Range<Int> {
     let burst = position..<min(position + max(configuration.burstKeys, 1), keys.count)
     position = burst.upperBound
+    lastBurst = now
     deadline = isActive ? now.adding(milliseconds: configuration.burstGapMilliseconds) : nil
     return burst
   }

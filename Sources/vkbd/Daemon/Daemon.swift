@@ -121,7 +121,6 @@ final class Daemon {
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     watchConfig()
     remember()
-    enterRealTime()
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
     logger.info(
@@ -130,30 +129,6 @@ final class Daemon {
         "virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)",
         "agent socket": "\(agents?.path ?? "-")",
       ])
-  }
-
-  /// The loop's real-time priority: just below the kernel's interrupt
-  /// threads (50), whose keyboards' events it waits for; keyd runs at the
-  /// same.
-  static let loopPriority: Int32 = 49
-  /// How long the loop may run without waiting before the kernel ends the
-  /// daemon (SIGXCPU; SIGKILL at twice it): its longest turn is some ms,
-  /// and a slow machine's some tenths of a second.
-  static let longestRun: UInt = 5_000_000
-
-  /// Puts the loop's thread under `SCHED_FIFO` (vkbd(8), DESCRIPTION): a key
-  /// wakes it ahead of every ordinary thread, and the thread its write
-  /// wakes waits until it is done. The threads made from here on (loads,
-  /// answers) run under an ordinary policy and lower themselves. Under
-  /// the systemd unit, which forbids a process to raise itself, systemd has
-  /// done it before the start.
-  private func enterRealTime() {
-    do {
-      try RealTime.bound(Self.longestRun)
-      if RealTime.current == nil { try RealTime.enter(priority: Self.loopPriority) }
-    } catch {
-      logger.warning("keys wait behind ordinary threads: \(error)")
-    }
   }
 
   /// Runs until a signal or the panic chord; returns the exit status.
