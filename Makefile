@@ -32,7 +32,7 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev libpcre2-dev xkb-data libx11-data mandoc systemd \
 	libsystemd-dev libwayland-dev libxcb1-dev libxcb-xkb-dev libpango1.0-dev libcairo2-dev \
 	dbus xvfb x11-xkb-utils at-spi2-core python3-gi gir1.2-gtk-3.0 nodejs wl-clipboard \
-	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru scowl hunspell codespell \
+	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru hunspell codespell python3-pip python3-msgpack \
 	libcurl4-openssl-dev libarchive-dev nettle-dev
 # The session agent's helpers: the clipboard on Wayland and X11, dialogs.
 AGENT_PACKAGES := wl-clipboard xclip zenity
@@ -40,7 +40,7 @@ RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-d
 	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us libcurl4 libarchive13 libnettle8 \
 	$(AGENT_PACKAGES)
 
-.PHONY: all release completions desktop desktop-test run check unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all frequencies release completions desktop desktop-test run check unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -62,7 +62,25 @@ $(STATIC_CXX)/libstdc++.so:
 	mkdir -p $(STATIC_CXX)
 	echo 'INPUT(-l:libstdc++.a)' > $@
 
-release: build-deps $(STATIC_CXX:%=%/libstdc++.so)
+# Word frequencies for autocorrect: wordfreq's large lists (PyPI's wordfreq
+# wheel, its code Apache-2.0 and its data CC BY-SA 4.0), checked against
+# their digest and converted into the files the engine reads
+# (scripts/wordfreq-convert), with their attribution. Nothing is fetched at
+# run time.
+WORDFREQ_VERSION := 3.1.1
+WORDFREQ_SHA256 := 4b1c6ecffc6198be3396d5cf871c4423ca71c907c231348d352dd54d62b97473
+WORDFREQ_WHEEL := .build/wordfreq/wordfreq-$(WORDFREQ_VERSION)-py3-none-any.whl
+FREQUENCIES := .build/share/vkbd/wordfreq
+$(WORDFREQ_WHEEL):
+	mkdir -p .build/wordfreq
+	/usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --dest .build/wordfreq \
+		wordfreq==$(WORDFREQ_VERSION)
+	echo "$(WORDFREQ_SHA256)  $@" | sha256sum --check --quiet -
+$(FREQUENCIES)/README: $(WORDFREQ_WHEEL) scripts/wordfreq-convert
+	/usr/bin/python3 scripts/wordfreq-convert $< $(FREQUENCIES) en de fr ru
+frequencies: build-deps $(FREQUENCIES)/README
+
+release: build-deps frequencies $(STATIC_CXX:%=%/libstdc++.so)
 	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELR) $(STATIC_CXX:%=-Xswiftc -L$(CURDIR)/%)
 
 # Shell completions, generated from the argument parser.
@@ -91,14 +109,14 @@ run: run-deps release
 # Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
 check: build-deps unit-tests quality hub-test install-test package-test fuzz-quick desktop-test vm-tests
 
-unit-tests: build-deps
+unit-tests: build-deps frequencies
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 
 # Autocorrect on text nobody here wrote (Benchmarks/quality.py): codespell's
 # misspellings, Debian's licenses and READMEs, real shell scripts; it fails
 # below these figures (README, Performance, has this build's).
-quality: build-deps
+quality: build-deps frequencies
 	$(SWIFT) build --product vkbd
 	/usr/bin/python3 Benchmarks/quality.py .build/debug/vkbd --sample 2000 --minimum-exact 75 \
 		--maximum-changed 0.1 --maximum-technical 1
@@ -180,7 +198,7 @@ vm-tests: build-deps vm-tools release
 # Engine benchmarks (ordo-one/benchmark), built in their own scratch path;
 # then espanso's whole hub loaded by the release build (Benchmarks/hub_load.py),
 # which fails over 1.5 s or 100 MiB.
-bench: build-deps release
+bench: build-deps frequencies release
 	VKBD_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench benchmark --target EngineBenchmarks
 	/usr/bin/python3 Benchmarks/hub_load.py .build/release/vkbd --budget 1.5 --memory 100
 
@@ -213,6 +231,8 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 	install -d $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	.build/$(CONFIGURATION)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
+	install -d $(DESTDIR)$(DATADIR)/vkbd/wordfreq
+	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/
 	for program in vkbd vkbd-agent; do \
 		.build/$(CONFIGURATION)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
 		.build/$(CONFIGURATION)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
@@ -229,11 +249,13 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js $(DESTDIR)$(DATADIR)/applications/vkbd-agent-kwin.desktop \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/extension.js \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/metadata.json
+	rm -f $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.freq $(DESTDIR)$(DATADIR)/vkbd/wordfreq/README
 	for program in vkbd vkbd-agent; do \
 		rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program \
 			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish; \
 	done
-	-rmdir $(DESTDIR)$(DATADIR)/vkbd/kwin $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(PREFIX)/lib/vkbd \
+	-rmdir $(DESTDIR)$(DATADIR)/vkbd/kwin $(DESTDIR)$(DATADIR)/vkbd/wordfreq $(DESTDIR)$(DATADIR)/vkbd \
+		$(DESTDIR)$(PREFIX)/lib/vkbd \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)
 
 # End-to-end latency and expansion throughput against a C floor and peers

@@ -16,7 +16,7 @@
    terminal (foot) and a code editor (VS Code): they must arrive unchanged.
 
 Usage: quality.py VKBD [--sample N] [--minimum-exact P] [--maximum-changed P]
-                       [--maximum-technical P] [--hunspell]
+                       [--maximum-technical P] [--hunspell] [--tuning]
 The thresholds make it a check: it exits 1 past any of them (scripts that
 do not arrive unchanged always fail it).
 """
@@ -37,7 +37,7 @@ SCRIPTS = ["/usr/bin/which", "/usr/bin/gettext.sh"]
 CONFIG = "autocapitalize: false\ndouble_space_period: false\nsmart_punctuation: false\nautocorrect_languages: [en_US]\n"
 
 
-def misspellings(sample):
+def misspellings(sample, tuning=False):
     pairs = []
     for line in open(CODESPELL, encoding="utf-8"):
         typo, _, fixes = line.strip().partition("->")
@@ -49,7 +49,7 @@ def misspellings(sample):
     unknown = set(hunspell(["-l"], "\n".join(t for t, _ in pairs)).split())
     known_bad = set(hunspell(["-l"], "\n".join(f for _, f in pairs)).split())
     pairs = [(t, f) for t, f in pairs if t in unknown and f not in known_bad]
-    return [pair for index, pair in enumerate(pairs) if index % 7 == 3][:sample], len(pairs)
+    return [pair for index, pair in enumerate(pairs) if index % 7 == (0 if tuning else 3)][:sample], len(pairs)
 
 
 def hunspell(options, text):
@@ -121,10 +121,12 @@ def main():
     parser.add_argument("--maximum-changed", type=float)
     parser.add_argument("--maximum-technical", type=float)
     parser.add_argument("--hunspell", action="store_true", help="also measure hunspell's first suggestion")
+    parser.add_argument("--tuning", action="store_true",
+                        help="the misspellings the costs are tuned on (every 7th), not those reported")
     args = parser.parse_args()
     failed = False
 
-    pairs, total = misspellings(args.sample)
+    pairs, total = misspellings(args.sample, args.tuning)
     typos = [t for t, _ in pairs]
     typed = simulate(args.vkbd, typos)
     exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)

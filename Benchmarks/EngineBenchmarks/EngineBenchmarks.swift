@@ -242,8 +242,15 @@ enum PickerCorpus {
 /// from de_DE's own words (long compounds among them) by one slip each: two
 /// letters swapped, one left out, one doubled or one key beside.
 enum Typos {
-  nonisolated(unsafe) static let english = Spelling(languages: [try! SpellingLanguage(name: "en_US")])
-  nonisolated(unsafe) static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
+  /// wordfreq's lists as `make frequencies` converts them (the bench runs
+  /// from the source tree).
+  static let frequencies = ".build/share/vkbd/wordfreq"
+  nonisolated(unsafe) static let english = Spelling(languages: [
+    try! SpellingLanguage(name: "en_US", frequencyDirectory: frequencies)
+  ])
+  nonisolated(unsafe) static let german = Spelling(languages: [
+    try! SpellingLanguage(name: "de_DE", frequencyDirectory: frequencies)
+  ])
   static let us = KeyNeighbours(layout: Feeder.layout, group: 0)
   nonisolated(unsafe) static let de = KeyNeighbours(layout: try! Layout(names: LayoutNames(layout: "de")), group: 0)
 

@@ -50,6 +50,39 @@ import Testing
     #expect(Self.correct("hasu", Self.german) == "Haus")
   }
 
+  @Test func aContractionTypedWithoutItsApostropheGetsIt() {
+    for (typed, meant) in [("dont", "don't"), ("im", "I'm"), ("youre", "you're"), ("isnt", "isn't"), ("ive", "I've")] {
+      #expect(Self.correct(typed) == meant, "\(typed)")
+    }
+    // A word the dictionary knows is no contraction.
+    for word in ["cant", "its", "were", "ill", "well"] { #expect(Self.correct(word) == nil, "\(word)") }
+  }
+
+  @Test func englishWritesThePronounIWithACapital() {
+    func capital(_ word: String, _ spelling: Spelling = Self.english) -> String? {
+      spelling.capitalizedPronoun(Array(word.unicodeScalars)).map { String(String.UnicodeScalarView($0)) }
+    }
+    #expect(capital("i") == "I" && capital("i'm") == "I'm" && capital("i’ll") == "I’ll")
+    #expect(capital("it") == nil && capital("i'x") == nil && capital("i", Self.german) == nil)
+  }
+
+  @Test func onlyANounCorrectsACapitalInMidSentence() {
+    let neighbours = KeyNeighbours(layout: Layouts.us, group: 0)
+    func decide(_ word: String, _ spelling: Spelling) -> String? {
+      spelling.decide(Array(word.unicodeScalars), neighbours: neighbours, nounsOnly: true)
+        .map { String(String.UnicodeScalarView($0)) }
+    }
+    #expect(decide("Hasu", Self.german) == "Haus")
+    #expect(decide("Keien", Self.german) == nil)  // keine is no noun
+    #expect(decide("Wrold", Self.english) == nil)
+  }
+
+  @Test func aTechnicalWordIsNeverCorrected() {
+    #expect(Self.correct("rsync") != nil)
+    let technical = Spelling(languages: Self.english.languages, technical: ["rsync"])
+    #expect(Self.correct("rsync", technical) == nil && Self.correct("hte", technical) == "the")
+  }
+
   @Test func knowsEveryFormLibhunspellKnows() {
     for word in ["running", "unhappiness", "Häuser", "Geburtstagsfeier"] {
       #expect(Self.english.knows(Array(word.unicodeScalars)) || Self.german.knows(Array(word.unicodeScalars)))
@@ -89,6 +122,41 @@ import Testing
   ])
   func anAffixFileThatDoesNotParseIsRefusedAtItsLine(aff: String, error: String) throws {
     #expect(try Self.loadError(aff: aff, dic: "1\nword\n") == error)
+  }
+
+  @Test func aFrequencyFileIsReadOrSaidWhatIsWrongWithIt() throws {
+    let directory = try Self.dictionary(aff: "SET UTF-8\n", dic: "1\nword\n")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    func file(_ magic: String = "vkbdfreq", version: UInt32 = 1, words: [(String, UInt8)], cut: Int = 0) -> Data {
+      var data = Data(magic.utf8)
+      withUnsafeBytes(of: version.littleEndian) { data.append(contentsOf: $0) }
+      withUnsafeBytes(of: UInt32(words.count).littleEndian) { data.append(contentsOf: $0) }
+      for (word, _) in words {
+        withUnsafeBytes(of: WordIndex.hash(word.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
+      }
+      data.append(contentsOf: words.map(\.1))
+      return data.dropLast(cut)
+    }
+    func load(_ data: Data?) throws -> SpellingLanguage {
+      try? FileManager.default.removeItem(atPath: "\(directory)/xx.freq")
+      if let data { try data.write(to: URL(fileURLWithPath: "\(directory)/xx.freq")) }
+      return try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: directory)
+    }
+    let good = try load(file(words: [("word", 20), ("other", 60)]))
+    #expect(good.frequencyProblem == nil)
+    #expect(good.rarity(hash: WordIndex.hash("word".unicodeScalars)) == 20)
+    #expect(good.rarity(hash: WordIndex.hash("none".unicodeScalars)) == SpellingLanguage.unlisted)
+    let path = "\(directory)/xx.freq"
+    for (data, problem) in [
+      (nil, "\(path): No such file or directory"),
+      (file("notafreq", words: []), "\(path): not a frequency file of vkbd"),
+      (file(version: 2, words: []), "\(path): version 2 of the format, where vkbd reads 1"),
+      (file(words: [("word", 20)], cut: 1), "\(path): 24 bytes where 1 words take 25"),
+    ] as [(Data?, String)] {
+      let language = try load(data)
+      #expect(language.frequencyProblem == problem)
+      #expect(language.rarity(hash: WordIndex.hash("word".unicodeScalars)) == nil)
+    }
   }
 
   @Test func aMissingOrBrokenWordListIsRefused() throws {

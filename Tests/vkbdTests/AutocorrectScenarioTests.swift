@@ -1,3 +1,4 @@
+import Foundation
 import KeyboardEngine
 import Testing
 
@@ -45,7 +46,7 @@ import Testing
     "the quick brown fox ", "abc123 hte2 ", "iPhone macOS ", "NASA HTE ", "ask Wrold now ",
     // Anything shaped like a URL, path, address, option or code.
     "see https://exmaple.com/wrold now ", "open /usr/shrae/wrold ", "mail wrold@exmaple.com ",
-    "run ls --wrold ", "call wrold.hte() ", "x = wrold_hte ", "it's dont ",
+    "run ls --wrold ", "call wrold.hte() ", "x = wrold_hte ",
     // A word of one letter, or longer than 32.
     "q " + String(repeating: "wrold", count: 7) + " ",
   ])
@@ -197,8 +198,66 @@ import Testing
     #expect(result == "A" + long.dropFirst() + " the ")
   }
 
-  @Test func germanCorrectsLowercaseWordsAndLeavesNounsInMidSentence() throws {
-    let result = try Self.typed("ich habe keien Zeti ", spelling: Self.german, layout: "de")
-    #expect(result == "Ich habe keine Zeti ")
+  @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {
+    let result = try Self.typed("ich habe keien Hasu ", spelling: Self.german, layout: "de")
+    #expect(result == "Ich habe keine Haus ")
+    // A capital no noun is near stays: a name.
+    #expect(try Self.typed("ich sah Wrold ", spelling: Self.german, layout: "de") == "Ich sah Wrold ")
+  }
+
+  @Test func thePronounIAndContractionsAreFixedAsOnAPhone() throws {
+    let typed = "so i think im sure, dont worry, youre right, ive seen it and i'm glad i'll go "
+    #expect(
+      try Self.typed(typed)
+        == "So I think I’m sure, don’t worry, you’re right, I’ve seen it and I’m glad I’ll go ")
+    // A list's numeral stays.
+    #expect(try Self.typed("see (i) and ii) ") == "See (i) and ii) ")
+    // Without smart punctuation, the typewriter's apostrophe.
+    #expect(try Self.typed("it's dont ", config: "smart_punctuation: false\n") == "It's don't ")
+    // Words that are words stay, but for those far rarer than their
+    // contraction (wordfreq's lists): `cant`, `wont`.
+    let words = "its were well ill hell shed cant wont "
+    #expect(
+      try Self.typed(words, config: "smart_punctuation: false\n") == "Its were well ill hell shed can't won't ")
+  }
+
+  @Test func programNamesAndTheWordsAfterACommandAreLeftAlone() throws {
+    // `wrold` stands for a program no list knows.
+    let languages = Self.english.languages
+    let spelling = Spelling(languages: languages, technical: ["wrold", "uname", "sudo"])
+    let typed = "run uname, try wrold and sudo hte, or ls -l hte and x=1 hte, then hte "
+    #expect(
+      try Self.typed(typed, spelling: spelling, config: "smart_punctuation: false\n")
+        == "Run uname, try wrold and sudo hte, or ls -l hte and x=1 hte, then the ")
+    // Without the system's names, it is corrected like any unknown word.
+    let plain = Spelling(languages: languages)
+    #expect(try Self.typed("try wrold ", spelling: plain, config: "smart_punctuation: false\n") == "Try world ")
+  }
+
+  @Test func aWordPeopleWriteStaysUnlessACorrectionClearlyBeatsIt() throws {
+    // wordfreq has these from real text; none is in a dictionary.
+    let plain = Spelling(languages: Self.english.languages)
+    #expect(try Self.typed("the stdout of env ", spelling: plain) == "The stdout of env ")
+    #expect(try Self.typed("teh end, recieve it ", spelling: plain) == "The end, receive it ")
+  }
+
+  @Test func theWordFrequenciesAreFoundBesideTheProgram() {
+    #expect(Dictionaries.frequencyDirectory.hasSuffix("/share/vkbd/wordfreq"))
+    let loaded = Dictionaries.load(["en_US"], frequencies: "/nonexistent")
+    #expect(loaded.0 != nil)
+    #expect(
+      loaded.problems == [
+        "/nonexistent/en.freq: No such file or directory: en_US corrects without word frequencies"
+      ])
+  }
+
+  @Test func theSystemsProgramsThatReadAsWordsAreTechnical() throws {
+    let directory = NSTemporaryDirectory() + "vkbd-programs-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    for name in ["rsync", "Uname", "ls", "x86_64-gcc", "run-parts", String(repeating: "a", count: 33)] {
+      FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil)
+    }
+    #expect(Dictionaries.programNames(in: [directory, "/nonexistent"]) == ["rsync", "uname"])
   }
 }

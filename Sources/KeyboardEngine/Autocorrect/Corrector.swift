@@ -20,8 +20,18 @@ struct Corrector {
     var otherKey = 1.9
     var listed = 1.5  // the dictionary's list of misspellings (REP)
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
-    /// Per SCOWL class: the commonest words cost nothing, rare ones 1.6.
-    var rarity = 0.2
+    /// Per unit of rarity (``SpellingLanguage/frequencies``) past
+    /// `commonRarity`: the commonest words cost nothing, a word the list
+    /// does not have 1.6.
+    var rarity = 0.028
+    var commonRarity = 38.0
+    /// What the typed word costs, beside its rarity, where the list has it:
+    /// a word people write (`stdout`, `env`) stays unless a correction is
+    /// clearly likelier.
+    var keep = 1.0
+    /// How much commoner (in tenths of Zipf) a contraction must be than
+    /// the word without its apostrophe: `cant` becomes `can't`, `ill` stays.
+    var contractionLead: UInt8 = 10
     /// How far the best correction must stand above the next.
     var margin = 0.38
     /// A correction costing more is no correction.
@@ -50,8 +60,10 @@ struct Corrector {
         case .otherKey: otherKey
         case .listed: listed
         }
-      return slip + (candidate.capital ? capital : 0) + (candidate.rarity.map { Double($0) * rarity } ?? 0)
+      return slip + (candidate.capital ? capital : 0) + (candidate.rarity.map(cost(ofRarity:)) ?? 0)
     }
+
+    func cost(ofRarity value: UInt8) -> Double { max(0, Double(value) - commonRarity) * rarity }
   }
 
   /// The slip that turns a word into what was typed.
@@ -66,7 +78,7 @@ struct Corrector {
     var slip: Slip
     /// The word is the dictionary's with a capital the typed word lacks.
     var capital = false
-    /// Its frequency class, where a list ranks the language's words.
+    /// How rare it is, where a list ranks the language's words.
     var rarity: UInt8? = nil
     var cost = 0.0
   }
@@ -75,10 +87,15 @@ struct Corrector {
   let costs = Costs()
 
   /// The correction of `typed` (in lowercase), nil when none stands out.
-  /// `neighbours` says which letters' keys touch on the layout.
-  func correction(of typed: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
+  /// `neighbours` says which letters' keys touch on the layout;
+  /// `nounsOnly`: only a noun of a language that writes nouns with a
+  /// capital may be the correction.
+  func correction(
+    of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
+  ) -> [Unicode.Scalar]? {
     guard typed.count >= Self.shortest, typed.count <= Self.longest else { return nil }
-    let found = candidates(of: typed, neighbours: neighbours)
+    if !nounsOnly, let contraction = contraction(of: typed, known: false) { return contraction }
+    let found = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly)
     // libhunspell confirms the leaders: the index may hold a form the
     // dictionary forbids, or (rarely) a stranger with the same fingerprint.
     var confirmed: [Candidate] = []
@@ -86,19 +103,69 @@ struct Corrector {
       confirmed.append(candidate)
       if confirmed.count == 2 { break }
     }
-    return costs.choose(confirmed)?.word
+    guard let best = costs.choose(confirmed) else { return nil }
+    // A word people write (the list has it) stays unless the correction
+    // is clearly likelier than the word as typed.
+    if let typedRarity = rarity(of: typed), typedRarity < SpellingLanguage.unlisted,
+      best.cost + costs.margin > costs.keep + costs.cost(ofRarity: typedRarity)
+    {
+      return nil
+    }
+    return best.word
+  }
+
+  /// How rare `word` is in the languages' lists (the commonest reading):
+  /// nil where no language has a list.
+  func rarity(of word: [Unicode.Scalar]) -> UInt8? {
+    return languages.compactMap { $0.rarity(of: word) }.min()
+  }
+
+  /// The contraction `typed` is without its apostrophe (`dont` → `don't`,
+  /// `im` → `I'm`), where a dictionary spells one and it is commoner than
+  /// `typed` by ``Costs/contractionLead`` (`known`: `typed` is a word, and
+  /// the lists must say so; else a list that has `typed` must). Forms with
+  /// an apostrophe are not in the indexes, so libhunspell is asked, once
+  /// for each place in the word that the lists allow.
+  func contraction(of typed: [Unicode.Scalar], known: Bool) -> [Unicode.Scalar]? {
+    guard typed.count >= Self.shortest, typed.count <= Self.longest else { return nil }
+    let typedRarity = rarity(of: typed)
+    if known && typedRarity == nil { return nil }
+    var best: (word: [Unicode.Scalar], rarity: UInt8)?
+    var word = typed
+    word.insert("'", at: 1)
+    for place in 1..<typed.count {
+      if place > 1 { word.swapAt(place - 1, place) }
+      let value = rarity(of: word) ?? SpellingLanguage.unlisted
+      if let typedRarity, typedRarity < SpellingLanguage.unlisted || known {
+        guard Int(value) + Int(costs.contractionLead) <= Int(typedRarity) else { continue }
+      }
+      guard best.map({ value < $0.rarity }) ?? true, let spelled = spelled(word) else { continue }
+      best = (spelled, value)
+    }
+    return best?.word
+  }
+
+  /// `word` as a dictionary spells it: as written, or with a capital.
+  private func spelled(_ word: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+    if languages.contains(where: { $0.spells(word) }) { return word }
+    guard let capital = languages.lazy.compactMap({ $0.capitals[word[0]] }).first else { return nil }
+    var capitalized = word
+    capitalized[0] = capital
+    return languages.contains(where: { $0.spells(capitalized) }) ? capitalized : nil
   }
 
   /// The words one slip away from `typed` that the indexes hold, each
-  /// with its cheapest slip, cheapest first.
-  func candidates(of typed: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Candidate] {
+  /// with its cheapest slip, cheapest first; `nounsOnly`: the nouns of the
+  /// languages that write them with a capital.
+  func candidates(of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false) -> [Candidate] {
     var found: [Candidate] = []
     // A word is looked up in the languages whose alphabet it is written in.
     for language in languages where typed.allSatisfy({ language.letters.contains($0) }) {
+      if nounsOnly && !language.capitalizesNouns { continue }
       var search = Search(typed: typed, language: language, neighbours: neighbours)
       search.run()
-      for var candidate in search.found {
-        candidate.rarity = language.frequencyClass(hash: WordIndex.hash(candidate.word))
+      for var candidate in search.found where !nounsOnly || candidate.capital {
+        candidate.rarity = language.rarity(of: candidate.word)
         candidate.cost = costs.of(candidate)
         if let index = found.firstIndex(where: { $0.word == candidate.word }) {
           if candidate.cost < found[index].cost { found[index] = candidate }

@@ -8,30 +8,61 @@ import CHunspell
 /// by the daemon away from the keys and handed over whole.
 public final class Spelling: @unchecked Sendable {
   public let languages: [SpellingLanguage]
+  /// Words of the system that no dictionary has and no one means to
+  /// correct (the names of its programs: `rsync`, `uname`), in lowercase.
+  public let technical: Set<String>
   let corrector: Corrector
 
-  public init(languages: [SpellingLanguage]) {
+  public init(languages: [SpellingLanguage], technical: Set<String> = []) {
     self.languages = languages
+    self.technical = technical
     corrector = Corrector(languages: languages)
   }
 
   /// What autocorrect decides for `word`, as typed, at the end of a word
   /// (after the rules that leave a word alone): nil when a dictionary
   /// knows it or no correction stands out, else the correction, in
-  /// lowercase but for a capital its dictionary writes.
-  public func decide(_ word: [Unicode.Scalar], neighbours: KeyNeighbours) -> [Unicode.Scalar]? {
-    guard !knows(word) else { return nil }
+  /// lowercase but for a capital its dictionary writes. `nounsOnly`: the
+  /// word has a capital where no sentence starts, and only a language that
+  /// writes its nouns so (German) may correct it, to a noun.
+  public func decide(
+    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
+  ) -> [Unicode.Scalar]? {
     var folded: [Unicode.Scalar] = []
     folded.reserveCapacity(word.count)
     for scalar in word {
       let lower = scalar.properties.lowercaseMapping.unicodeScalars
       folded.append(lower.count == 1 ? lower.first! : scalar)
     }
-    return corrector.correction(of: folded, neighbours: neighbours)
+    // A word a dictionary knows may still be a contraction far commoner
+    // without its apostrophe (`cant`, `wont`).
+    guard !knows(word) else { return nounsOnly ? nil : corrector.contraction(of: folded, known: true) }
+    guard technical.isEmpty || !technical.contains(String(String.UnicodeScalarView(folded))) else { return nil }
+    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly)
+  }
+
+  /// English's pronoun `i`, alone or contracted (`i'm`, `i’ll`), with its
+  /// capital, when an English dictionary spells it so; nil for any other
+  /// word. English's dictionaries know a lowercase `i` (the letter), so
+  /// the corrector would leave it.
+  public func capitalizedPronoun(_ word: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+    guard word.first == "i", word.count == 1 || word[1] == "'" || word[1] == "’",
+      languages.contains(where: { $0.name.hasPrefix("en") })
+    else { return nil }
+    var capitalized = word
+    capitalized[0] = "I"
+    let asSpelled = capitalized.map { $0 == "’" ? "'" : $0 }
+    return languages.contains { $0.name.hasPrefix("en") && $0.spells(asSpelled) } ? capitalized : nil
   }
 
   /// Whether any dictionary knows `word` as written.
   func knows(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.spells(word) } }
+
+  /// Whether `word` (in lowercase) is one of ``technical`` that no
+  /// dictionary knows: a program's name, where a token names a command.
+  func isTechnical(_ word: [Unicode.Scalar]) -> Bool {
+    !technical.isEmpty && technical.contains(String(String.UnicodeScalarView(word))) && !knows(word)
+  }
 }
 
 /// One language's spelling dictionary (DESIGN 9): Debian's hunspell files
@@ -39,8 +70,8 @@ public final class Spelling: @unchecked Sendable {
 /// (it knows every affixed and compound form); vkbd's own index of the
 /// dictionary's word forms (``WordIndex``) finds in a few microseconds
 /// which of a typo's hundreds of neighbours are words at all, for
-/// libhunspell to confirm. Where a word list ranks words by how common
-/// they are (SCOWL's size classes, for English), each form carries its class.
+/// libhunspell to confirm. wordfreq's list of the language (converted at
+/// build time) says how common each word is in real use.
 public final class SpellingLanguage: @unchecked Sendable {
   /// The dictionary's name: `en_US`.
   public let name: String
@@ -54,9 +85,15 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// so, 1 for one the dictionary has only with a capital (a name, a German
   /// noun). One lookup finds either.
   let forms: WordIndex
-  /// SCOWL's size class of each word it lists (0 for its 10 list, the
-  /// most common words, up to 7 for its 70 list); nil: no list.
+  /// How rare each word is in real use, as wordfreq's list of the
+  /// language ranks it: 90 less ten times its Zipf value (0 for a word as
+  /// common as "the", 80 for one in a hundred million words); nil: no list.
   let frequencies: WordIndex?
+  /// Why the language's frequency list is not in use, with its path.
+  public let frequencyProblem: String?
+  /// Whether the language writes its nouns with a capital (German,
+  /// Luxembourgish): a capital in mid-sentence may be a noun's, not a name's.
+  public var capitalizesNouns: Bool { name.hasPrefix("de") || name.hasPrefix("lb") }
   /// The lowercase letters of the language, most frequent first, and the
   /// capital of each that has one of its own.
   let letters: [Unicode.Scalar]
@@ -75,12 +112,13 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// libhunspell's longest word (MAXWORDLEN).
   static let maximumWordLength = 100
 
-  /// Loads `name`.aff and `name`.dic from `directory`, and SCOWL's ranks
-  /// from `frequencyDirectory` when the language is English and they are
-  /// there. A file that is missing, too big or does not parse is an error
-  /// naming it.
+  /// Loads `name`.aff and `name`.dic from `directory`, and the language's
+  /// frequency list (`en.freq` for en_US) from `frequencyDirectory`. A
+  /// dictionary file that is missing, too big or does not parse is an error
+  /// naming it; a frequency file that is, is ``frequencyProblem``, and the
+  /// language corrects without it.
   public init(
-    name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = "/usr/share/dict/scowl"
+    name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = nil
   ) throws(SpellingError) {
     guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
       throw SpellingError(path: directory, reason: "\"\(name)\" is not a dictionary name")
@@ -110,7 +148,19 @@ public final class SpellingLanguage: @unchecked Sendable {
     forms = WordIndex(keys: hashes)
     formCount = forms.count
     hashes = []
-    frequencies = frequencyDirectory.flatMap { Self.frequencyClasses(for: name, in: $0) }
+    if let frequencyDirectory {
+      let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
+      do throws(SpellingError) {
+        frequencies = try Self.frequencies(at: path)
+        frequencyProblem = nil
+      } catch {
+        frequencies = nil
+        frequencyProblem = "\(error)"
+      }
+    } else {
+      frequencies = nil
+      frequencyProblem = nil
+    }
     indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0)
     self.name = name
     letters = affixes.letters
@@ -154,15 +204,52 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// nearly always right answer, which ``spells(_:)`` confirms.
   func form(hash: UInt64) -> UInt8? { forms.value(hash: hash) }
 
-  /// The frequency class of the word of `hash`: 0 for the most common,
-  /// ``unranked`` for a word the list does not rank, nil without a list.
-  func frequencyClass(hash: UInt64) -> UInt8? {
+  /// How rare the word of `hash` is (see ``frequencies``): ``unlisted``
+  /// for a word the list does not have, nil without a list.
+  func rarity(hash: UInt64) -> UInt8? {
     guard let frequencies else { return nil }
-    return frequencies.value(hash: hash) ?? Self.unranked
+    return frequencies.value(hash: hash) ?? Self.unlisted
   }
-  static let unranked: UInt8 = 8
+  static let unlisted: UInt8 = 95
 
-  private static func read(_ path: String) throws(SpellingError) -> String {
+  /// How rare `word` is, its first letter taken in lowercase (the lists
+  /// have words as written in running text: `zeit` for the noun `Zeit`).
+  func rarity(of word: [Unicode.Scalar]) -> UInt8? {
+    guard frequencies != nil, let first = word.first else { return nil }
+    let lower = first.properties.lowercaseMapping.unicodeScalars
+    let hash =
+      lower.count == 1 && lower.first != first
+      ? WordIndex.hash(CollectionOfOne(lower.first!), then: word.dropFirst()) : WordIndex.hash(word)
+    return rarity(hash: hash)
+  }
+
+  /// The largest frequency file read (wordfreq's largest list, Russian's,
+  /// makes 6.4 MB).
+  static let maximumFrequencyBytes = 32 << 20
+
+  /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
+  /// (1) and count, the words' hashes, their rarities.
+  private static func frequencies(at path: String) throws(SpellingError) -> WordIndex {
+    let bytes = try readBytes(path, limit: maximumFrequencyBytes)
+    func word(at offset: Int, _ size: Int) -> UInt64 {
+      (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
+    }
+    guard bytes.count >= 16, bytes[..<8].elementsEqual("vkbdfreq".utf8) else {
+      throw SpellingError(path: path, reason: "not a frequency file of vkbd")
+    }
+    guard word(at: 8, 4) == 1 else {
+      throw SpellingError(path: path, reason: "version \(word(at: 8, 4)) of the format, where vkbd reads 1")
+    }
+    let count = Int(word(at: 12, 4))
+    guard bytes.count == 16 + count * 9 else {
+      throw SpellingError(path: path, reason: "\(bytes.count) bytes where \(count) words take \(16 + count * 9)")
+    }
+    var hashes = [UInt64](repeating: 0, count: count)
+    for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
+    return WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)...]))
+  }
+
+  private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {
     guard let file = fopen(path, "rb") else {
       throw SpellingError(path: path, reason: String(cString: strerror(errno)))
     }
@@ -173,41 +260,19 @@ public final class SpellingLanguage: @unchecked Sendable {
       let count = fread(&chunk, 1, chunk.count, file)
       if count == 0 { break }
       bytes += chunk[..<count]
-      guard bytes.count <= maximumFileBytes else {
-        throw SpellingError(path: path, reason: "larger than \(maximumFileBytes >> 20) MiB")
+      guard bytes.count <= limit else {
+        throw SpellingError(path: path, reason: "larger than \(limit >> 20) MiB")
       }
     }
+    return bytes
+  }
+
+  private static func read(_ path: String) throws(SpellingError) -> String {
+    let bytes = try readBytes(path, limit: maximumFileBytes)
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw SpellingError(path: path, reason: "not UTF-8")
     }
     return text
-  }
-
-  /// SCOWL's size classes (Debian's `scowl`, in ISO 8859-1) of the
-  /// English words, with the regional list of the dictionary's country.
-  private static func frequencyClasses(for name: String, in directory: String) -> WordIndex? {
-    guard name.hasPrefix("en") else { return nil }
-    let region =
-      ["en_GB": "british", "en_CA": "canadian", "en_AU": "australian"][name] ?? "american"
-    var hashes: [UInt64] = []
-    var values: [UInt8] = []
-    for (rank, size) in [10, 20, 35, 40, 50, 55, 60, 70].enumerated() {
-      for list in ["english-words", "\(region)-words"] {
-        guard let file = fopen("\(directory)/\(list).\(size)", "rb") else { continue }
-        defer { fclose(file) }
-        var word: [Unicode.Scalar] = []
-        while case let byte = getc(file), byte != EOF {
-          if byte == 0x0A {
-            hashes.append(WordIndex.hash(word))
-            values.append(UInt8(rank))
-            word.removeAll(keepingCapacity: true)
-          } else {
-            word.append(Unicode.Scalar(UInt8(byte)))
-          }
-        }
-      }
-    }
-    return hashes.isEmpty ? nil : WordIndex(hashes: hashes, values: values)
   }
 }
 

@@ -66,25 +66,65 @@ final class WordAids {
     }
     guard length > 0, length < text.count || text.isFieldStart else { return nil }
     let token = Self.last(length, of: text)
-    // Letters alone (no digit, no URL…), no inner capital (nor all
-    // capitals), and no capital where no sentence starts (a name).
-    guard let word = Self.core(of: token), !word.dropFirst().contains(where: { $0.properties.isUppercase })
-    else { return nil }
-    let leading = token.prefix { Self.opening.contains($0) }.count
-    let capitalized = word[0].properties.isUppercase
-    if capitalized && !Self.startsSentence(text, before: length - leading) { return nil }
+    let range = Self.coreRange(of: token)
+    guard !range.isEmpty else { return nil }
+    let word = Array(token[range])
     guard !learned.contains(String(String.UnicodeScalarView(word)).lowercased()) else { return nil }
+    let punctuated = { (corrected: [Unicode.Scalar]) in
+      (length, Array(token[..<range.lowerBound]) + corrected + token[range.upperBound...])
+    }
+    // English's `i`, alone or contracted: its capital, wherever it stands
+    // but in a list's `(i)` or `i)`.
+    if let capital = spelling.capitalizedPronoun(word), token[range.upperBound...].first != ")" {
+      return punctuated(capital)
+    }
+    // Letters alone (no digit, no URL…), no inner capital (nor all
+    // capitals). A capital where no sentence starts is a name's, or in
+    // German a noun's: only a noun corrects it.
+    guard word.allSatisfy({ $0.properties.isAlphabetic }),
+      !word.dropFirst().contains(where: { $0.properties.isUppercase })
+    else { return nil }
+    let capitalized = word[0].properties.isUppercase
+    let nounsOnly = capitalized && !Self.startsSentence(text, before: length - range.lowerBound)
+    if nounsOnly && !spelling.languages.contains(where: \.capitalizesNouns) { return nil }
+    // The argument of a command (`sudo apt install rsync`) is no prose.
+    if Self.followsCommand(text, before: length, spelling: spelling) { return nil }
     let group = host.keymapGroup
     if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
       neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
     }
-    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys) else { return nil }
+    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly) else { return nil }
     if capitalized, let capital = corrected[0].properties.uppercaseMapping.unicodeScalars.first,
       corrected[0].properties.uppercaseMapping.unicodeScalars.count == 1
     {
       corrected[0] = capital
     }
-    return (length, Array(token[..<leading]) + corrected + token[(leading + word.count)...])
+    // A contraction's apostrophe as smart punctuation would have typed it.
+    if host.configuration.smartPunctuation {
+      corrected = corrected.map { $0 == "'" ? "’" : $0 }
+    }
+    return punctuated(corrected)
+  }
+
+  /// Whether the token before the last `offset` characters (and the blanks
+  /// before them) reads as a command or its option: a program's name no
+  /// dictionary knows (`sudo`, `rsync`), an option (`-v`), a path, an
+  /// assignment or a variable.
+  static func followsCommand(_ text: TextModel, before offset: Int, spelling: Spelling) -> Bool {
+    var index = offset
+    while index < text.count, text[fromEnd: index].properties.isWhitespace {
+      if text[fromEnd: index] == "\n" { return false }
+      index += 1
+    }
+    var previous: [Unicode.Scalar] = []
+    while index < text.count, !text[fromEnd: index].properties.isWhitespace, previous.count <= longestToken {
+      previous.append(text[fromEnd: index])
+      index += 1
+    }
+    guard let first = previous.last else { return false }
+    if first == "-" || previous.contains(where: { "/=$_`|".unicodeScalars.contains($0) }) { return true }
+    let letters = previous.reversed().map { $0.properties.lowercaseMapping.unicodeScalars.first ?? $0 }
+    return letters.allSatisfy { $0.properties.isAlphabetic } && spelling.isTechnical(letters)
   }
 
   static let opening: Set<Unicode.Scalar> = ["(", "[", "{", "\"", "'", "“", "‘", "«", "„", "‚", "¿", "¡"]
@@ -97,12 +137,18 @@ final class WordAids {
   /// is left is not letters alone (a URL, a path, an address, an option,
   /// code, a number, a contraction).
   static func core(of token: [Unicode.Scalar]) -> [Unicode.Scalar]? {
+    let core = token[coreRange(of: token)]
+    guard !core.isEmpty, core.allSatisfy({ $0.properties.isAlphabetic }) else { return nil }
+    return Array(core)
+  }
+
+  /// Where a token's word is: after the quotes and brackets that open it,
+  /// before the punctuation that closes it.
+  static func coreRange(of token: [Unicode.Scalar]) -> Range<Int> {
     let leading = token.prefix { opening.contains($0) }.count
     var end = token.count
     while end > leading && closing.contains(token[end - 1]) { end -= 1 }
-    let core = token[leading..<end]
-    guard !core.isEmpty, core.allSatisfy({ $0.properties.isAlphabetic }) else { return nil }
-    return Array(core)
+    return leading..<end
   }
 
   /// Whether a sentence starts `offset` characters before the cursor: the

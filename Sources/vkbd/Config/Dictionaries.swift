@@ -56,13 +56,32 @@ enum Dictionaries {
     return names.filter { seen.insert($0).inserted }
   }
 
-  /// Loads `names`: the languages that loaded, and why each other did not.
-  static func load(_ names: [String], in directory: String = directory) -> (Spelling?, problems: [String]) {
+  /// Where the word frequencies are (scripts/wordfreq-convert): beside
+  /// the program, `/usr/share/vkbd/wordfreq` for `/usr/bin/vkbd`, and in a
+  /// build tree `.build/share/vkbd/wordfreq` for
+  /// `.build/x86_64-unknown-linux-gnu/debug/vkbd`.
+  static let frequencyDirectory: String = {
+    var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+    let length = readlink("/proc/self/exe", &path, path.count - 1)
+    let program = length > 0 ? String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
+    let directory = String(program[..<(program.lastIndex(of: "/") ?? program.startIndex)])
+    let beside = ["\(directory)/../share/vkbd/wordfreq", "\(directory)/../../share/vkbd/wordfreq"]
+    return beside.first { access($0, R_OK) == 0 } ?? "/usr/share/vkbd/wordfreq"
+  }()
+
+  /// Loads `names`: the languages that loaded, and why each other did not
+  /// (or loaded without its word frequencies).
+  static func load(
+    _ names: [String], in directory: String = directory, frequencies: String? = frequencyDirectory
+  ) -> (Spelling?, problems: [String]) {
     var languages: [SpellingLanguage] = []
     var problems: [String] = []
     for name in names {
       do {
-        let language = try SpellingLanguage(name: name, directory: directory)
+        let language = try SpellingLanguage(name: name, directory: directory, frequencyDirectory: frequencies)
+        if let problem = language.frequencyProblem {
+          problems.append("\(problem): \(name) corrects without word frequencies")
+        }
         if language.isTruncated {
           problems.append(
             "\(directory)/\(name).dic: more than \(language.formCount) word forms: the rest are not corrected to")
@@ -72,6 +91,32 @@ enum Dictionaries {
         problems.append("\(error): no autocorrect in \(name)")
       }
     }
-    return (languages.isEmpty ? nil : Spelling(languages: languages), problems)
+    return (languages.isEmpty ? nil : Spelling(languages: languages, technical: programNames()), problems)
+  }
+
+  /// Where the system's programs are (and the daemon's PATH under systemd).
+  static let programDirectories = [
+    "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games",
+  ]
+
+  /// The names of the programs in `directories` that read as words (three
+  /// to 32 letters), in lowercase: autocorrect leaves them as typed (`rsync`
+  /// is no misspelling of `sync`), and the word after one (its argument).
+  static func programNames(in directories: [String] = programDirectories) -> Set<String> {
+    var names = Set<String>()
+    for directory in directories {
+      guard let stream = opendir(directory) else { continue }
+      defer { closedir(stream) }
+      while let entry = readdir(stream) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+          String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard (3...32).contains(name.unicodeScalars.count),
+          name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
+        else { continue }
+        names.insert(name.lowercased())
+      }
+    }
+    return names
   }
 }
