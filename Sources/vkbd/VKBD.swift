@@ -23,6 +23,8 @@ enum SysExit {
   static let dataError = ExitCode(65)
   /// EX_UNAVAILABLE: a service (uinput, the daemon) is not there.
   static let unavailable = ExitCode(69)
+  /// EX_CANTCREAT: a file could not be created.
+  static let cannotCreate = ExitCode(73)
   /// EX_NOPERM: permission denied.
   static let noPermission = ExitCode(77)
   /// EX_CONFIG: the configuration is wrong.

@@ -1,3 +1,4 @@
+import ArgumentParser
 import CEvdev
 import Foundation
 import KeyboardEngine
@@ -6,6 +7,20 @@ import Testing
 @testable import vkbd
 
 @Suite struct ConfigTests {
+  @Test func configInitCreatesTheDefaultOnceAndNeverOverwrites() throws {
+    let directory = NSTemporaryDirectory() + "vkbd-init-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/config.yaml"
+    try VKBD.Config.parse(["--init", "--path", path]).run()
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == Configuration.embeddedDefaultText)
+    let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+    #expect(mode == 0o644 || mode == 0o600)
+    try "edited: true\n".write(toFile: path, atomically: true, encoding: .utf8)
+    #expect(throws: ExitCode.self) { try VKBD.Config.parse(["--init", "--path", path]).run() }
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "edited: true\n")
+    #expect(throws: (any Error).self) { try VKBD.Config.parse(["--path", path]) }
+  }
+
   @Test func anEmptyFileMeansTheDefaults() throws {
     let configuration = try ConfigLoader.parse("", file: "c.yaml")
     #expect(configuration.engine == EngineConfiguration())

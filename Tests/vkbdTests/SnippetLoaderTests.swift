@@ -20,6 +20,13 @@ import Testing
     return snippet.preview(typed: trigger, now: 1_700_000_000, nested: matcher.snippet(forTrigger:))
   }
 
+  @Test func aTildeStandsForTheHomeDirectory() {
+    #expect(MatchPaths.join("/etc/vkbd", "~/snippets/*.yml", home: "/home/ada") == "/home/ada/snippets/*.yml")
+    #expect(MatchPaths.join("/etc/vkbd", "~", home: "/home/ada") == "/home/ada")
+    #expect(MatchPaths.join("/etc/vkbd", "~ada/x.yml", home: "/home/ada") == "/etc/vkbd/~ada/x.yml")
+    #expect(MatchPaths.join("/etc/vkbd", "x/~/y.yml", home: "/home/ada") == "/etc/vkbd/x/~/y.yml")
+  }
+
   @Test func loadsEveryFieldOfAMatchDirectory() throws {
     let configuration = try ConfigLoader.load(path: Self.path("espanso/config.yaml"))
     let snippets = Dictionary(uniqueKeysWithValues: configuration.snippets.map { ($0.triggers[0], $0) })

@@ -41,7 +41,7 @@ extension VKBD {
       let shared = matcher.sharedTriggerCount
       print(
         "\(configuration.source): \(errors.isEmpty ? "good" : "loaded in part"): layout \(names), "
-          + "\(configuration.snippets.count) snippets\(regexes > 0 ? " (\(regexes) regex)" : ""),"
+          + "\(plural(configuration.snippets.count, "snippet"))\(regexes > 0 ? " (\(regexes) regex)" : ""),"
           + " \(files) match file\(files == 1 ? "" : "s")"
           + (shared > 0 ? ", \(shared) trigger\(shared == 1 ? "" : "s") shared (offered in the picker)" : ""))
       if !errors.isEmpty { print(Self.summary(errors, noun: "error")) }

@@ -79,12 +79,21 @@ enum MatchPaths {
     return slash == path.startIndex ? "/" : String(path[..<slash])
   }
 
+  /// `$HOME`, else the password database's home of the user.
+  static var homeDirectory: String? {
+    if let home = getenv("HOME"), home.pointee != 0 { return String(cString: home) }
+    return getpwuid(getuid()).flatMap { $0.pointee.pw_dir.map { String(cString: $0) } }
+  }
+
   static func fileName(_ path: String) -> String {
     path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
   }
 
-  static func join(_ directory: String, _ path: String) -> String {
+  /// `path` relative to `directory` unless absolute; `~` and `~/…` stand
+  /// for `home`, the home directory of whoever runs vkbd.
+  static func join(_ directory: String, _ path: String, home: String? = homeDirectory) -> String {
     var path = path
+    if let home, path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
     while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
     return path.hasPrefix("/") ? path : directory == "." ? path : "\(directory)/\(path)"
   }

@@ -74,7 +74,7 @@ extension VKBD {
         printError(reply.error ?? "reload failed")
         throw SysExit.config
       }
-      print("reloaded \(status.config): layout \(status.layout), \(status.snippets) snippets")
+      print("reloaded \(status.config): layout \(status.layout), \(plural(status.snippets, "snippet"))")
     }
   }
 
@@ -136,7 +136,7 @@ extension VKBD {
       abstract: "Print what a trigger would type now, without typing it.",
       discussion: "Exits 65 when no snippet has the trigger.")
     @OptionGroup var client: ClientOptions
-    @Argument(help: "A trigger, like ;date.") var trigger: String
+    @Argument(help: "A trigger, quoted for the shell: ';date'.") var trigger: String
 
     func run() throws {
       let reply = try client.ask(ControlRequest(command: .expand, trigger: trigger))

@@ -283,8 +283,10 @@ struct Diagnosis {
 
   private static func octal(_ mode: mode_t) -> String { "0" + String(mode & 0o777, radix: 8) }
 
-  private func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 }
+
+/// `count` and `noun`, in the plural unless `count` is 1: "1 snippet", "2 snippets".
+func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
 extension Report {
   /// `vkbd doctor`'s lines: the result, the check, what was found, and
