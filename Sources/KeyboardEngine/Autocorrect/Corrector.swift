@@ -117,7 +117,11 @@ struct Corrector {
   /// How rare `word` is in the languages' lists (the commonest reading):
   /// nil where no language has a list.
   func rarity(of word: [Unicode.Scalar]) -> UInt8? {
-    return languages.compactMap { $0.rarity(of: word) }.min()
+    var rarest: UInt8?
+    for language in languages {
+      if let value = language.rarity(of: word), value < rarest ?? .max { rarest = value }
+    }
+    return rarest
   }
 
   /// The contraction `typed` is without its apostrophe (`dont` → `don't`,
@@ -136,8 +140,13 @@ struct Corrector {
     for place in 1..<typed.count {
       if place > 1 { word.swapAt(place - 1, place) }
       let value = rarity(of: word) ?? SpellingLanguage.unlisted
-      if let typedRarity, typedRarity < SpellingLanguage.unlisted || known {
-        guard Int(value) + Int(costs.contractionLead) <= Int(typedRarity) else { continue }
+      if let typedRarity {
+        // With the lists, a contraction people write is in them: only
+        // those places are asked of libhunspell.
+        guard value < SpellingLanguage.unlisted else { continue }
+        if typedRarity < SpellingLanguage.unlisted || known {
+          guard Int(value) + Int(costs.contractionLead) <= Int(typedRarity) else { continue }
+        }
       }
       guard best.map({ value < $0.rarity }) ?? true, let spelled = spelled(word) else { continue }
       best = (spelled, value)
