@@ -423,7 +423,7 @@ def user_instructions(command, ready, keys=500):
     process.send_signal(signal.SIGTERM)
     process.wait(timeout=120)
     path = "/tmp/callgrind.out.1"
-    assert os.path.exists(path), log.read()
+    assert os.path.exists(path), open("/tmp/callgrind-log.txt").read()
     with open(path) as dump:
         total = int(next(line for line in dump if line.startswith("summary:")).split()[1])
     for name in os.listdir("/tmp"):

@@ -37,7 +37,7 @@ public final class Spelling: @unchecked Sendable {
     // A word a dictionary knows may still be a contraction far commoner
     // without its apostrophe (`cant`, `wont`).
     guard !knows(word) else { return nounsOnly ? nil : corrector.contraction(of: folded, known: true) }
-    guard technical.isEmpty || !technical.contains(String(String.UnicodeScalarView(folded))) else { return nil }
+    guard !isProgramName(folded) else { return nil }
     return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly)
   }
 
@@ -46,9 +46,7 @@ public final class Spelling: @unchecked Sendable {
   /// word. English's dictionaries know a lowercase `i` (the letter), so
   /// the corrector would leave it.
   public func capitalizedPronoun(_ word: [Unicode.Scalar]) -> [Unicode.Scalar]? {
-    guard word.first == "i", word.count == 1 || word[1] == "'" || word[1] == "’",
-      languages.contains(where: { $0.name.hasPrefix("en") })
-    else { return nil }
+    guard word.first == "i", word.count == 1 || word[1] == "'" || word[1] == "’" else { return nil }
     var capitalized = word
     capitalized[0] = "I"
     let asSpelled = capitalized.map { $0 == "’" ? "'" : $0 }
@@ -60,8 +58,11 @@ public final class Spelling: @unchecked Sendable {
 
   /// Whether `word` (in lowercase) is one of ``technical`` that no
   /// dictionary knows: a program's name, where a token names a command.
-  func isTechnical(_ word: [Unicode.Scalar]) -> Bool {
-    !technical.isEmpty && technical.contains(String(String.UnicodeScalarView(word))) && !knows(word)
+  func isTechnical(_ word: [Unicode.Scalar]) -> Bool { isProgramName(word) && !knows(word) }
+
+  /// Whether `word` (in lowercase) is one of ``technical``.
+  private func isProgramName(_ word: [Unicode.Scalar]) -> Bool {
+    !technical.isEmpty && technical.contains(String(String.UnicodeScalarView(word)))
   }
 }
 

@@ -127,8 +127,7 @@ struct TypingQueue {
   mutating func start(_ plan: TypingPlan, at now: Instant, configuration: ExpansionConfiguration) {
     keys = plan.keys
     position = 0
-    let gapEnd = lastBurst?.adding(milliseconds: configuration.burstGapMilliseconds)
-    deadline = gapEnd.map { $0 > now ? $0 : now } ?? now
+    deadline = max(lastBurst?.adding(milliseconds: configuration.burstGapMilliseconds) ?? now, now)
   }
 
   /// The keys of the burst due at `now`, scheduling the next one.

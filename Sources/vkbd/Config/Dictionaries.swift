@@ -1,4 +1,5 @@
 import Glibc
+import LinuxSystem
 import KeyboardEngine
 
 /// The spelling dictionaries autocorrect uses (DESIGN 9): Debian's
@@ -61,10 +62,7 @@ enum Dictionaries {
   /// build tree `.build/share/vkbd/wordfreq` for
   /// `.build/x86_64-unknown-linux-gnu/debug/vkbd`.
   static let frequencyDirectory: String = {
-    var path = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-    let length = readlink("/proc/self/exe", &path, path.count - 1)
-    let program = length > 0 ? String(decoding: path[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""
-    let directory = String(program[..<(program.lastIndex(of: "/") ?? program.startIndex)])
+    let directory = MatchPaths.directory(of: (try? Files.readLink("/proc/self/exe")) ?? "")
     let beside = ["\(directory)/../share/vkbd/wordfreq", "\(directory)/../../share/vkbd/wordfreq"]
     return beside.first { access($0, R_OK) == 0 } ?? "/usr/share/vkbd/wordfreq"
   }()
@@ -104,18 +102,11 @@ enum Dictionaries {
   /// is no misspelling of `sync`), and the word after one (its argument).
   static func programNames(in directories: [String] = programDirectories) -> Set<String> {
     var names = Set<String>()
-    for directory in directories {
-      guard let stream = opendir(directory) else { continue }
-      defer { closedir(stream) }
-      while let entry = readdir(stream) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
-          String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-        guard (3...32).contains(name.unicodeScalars.count),
-          name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
-        else { continue }
-        names.insert(name.lowercased())
-      }
+    for name in directories.flatMap({ Files.names(in: $0) ?? [] }) {
+      guard (3...32).contains(name.unicodeScalars.count),
+        name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
+      else { continue }
+      names.insert(name.lowercased())
     }
     return names
   }
