@@ -105,8 +105,9 @@ enum DaemonSaid: Equatable {
 @Suite(.serialized) struct AgentServerTests {
   @Test func theActiveUsersAgentReportsAndIsShownWithItsSource() throws {
     let server = try AgentServerUnderTest()
+    // Closed once, below: a second close would close whatever fd a test
+    // running beside this one opened under that number since.
     let agent = server.connect()
-    defer { agent.close() }
     agent.send(Hello(agent: "0.1.0", source: "x11"))
     let report = FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "~", role: .terminal)
     agent.send(report)
