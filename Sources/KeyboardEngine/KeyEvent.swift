@@ -22,7 +22,7 @@ public struct Instant: Comparable, Hashable, Sendable {
   }
 
   /// The earlier of two times; nil when neither is known.
-  static func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
+  public static func earlier(_ first: Instant?, _ second: Instant?) -> Instant? {
     guard let first else { return second }
     guard let second else { return first }
     return Swift.min(first, second)

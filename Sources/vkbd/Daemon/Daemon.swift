@@ -94,6 +94,7 @@ final class Daemon {
       throw error
     }
     keyboard = try creation.wait().get()
+    keyboard.pace(configuration.engine.expansion)
     loop = try EventLoop()
     timer = try DeadlineTimer()
     signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
@@ -154,7 +155,7 @@ final class Daemon {
       }
       if let waitingEngine, !engine.isBusy { install(waitingEngine) }
       announceChanges()
-      let deadline = engine.nextDeadline
+      let deadline = Instant.earlier(engine.nextDeadline, keyboard.waitingDeadline.map(Instant.init(microseconds:)))
       if deadline != armedDeadline {  // a syscall only when the deadline moved
         timer.arm(at: deadline?.microseconds)
         armedDeadline = deadline
@@ -176,7 +177,13 @@ final class Daemon {
   private func timerFired() {
     timer.acknowledge()
     armedDeadline = nil
-    engine.advance(to: Instant(microseconds: monotonicMicroseconds()), into: &output)
+    let now = monotonicMicroseconds()
+    do {
+      try keyboard.writeWaiting(at: now)
+    } catch {
+      logger.error("\(error)")
+    }
+    engine.advance(to: Instant(microseconds: now), into: &output)
     flush(sourceTime: nil)
   }
 
@@ -279,17 +286,20 @@ final class Daemon {
     engine.handle(KeyEvent(code: code, value: down ? .down : .up, time: time, device: source.id), into: &output)
   }
 
-  /// Writes what the engine emitted; records the latency from `sourceTime`.
+  /// Writes what the engine emitted, as fast as the virtual keyboard's
+  /// pacing lets it go; records the latency from `sourceTime` (a key
+  /// event's kernel time) of what went at once.
   func flush(sourceTime: Instant?) {
     guard !output.events.isEmpty else { return }
     statistics.eventsOut += UInt64(output.events.count)
     do {
-      try keyboard.write(output.events)
+      if try keyboard.write(output.events, at: sourceTime?.microseconds ?? monotonicMicroseconds()),
+        let sourceTime
+      {
+        statistics.record(latency: monotonicMicroseconds() - sourceTime.microseconds, events: output.events.count)
+      }
     } catch {
       logger.error("\(error)")
-    }
-    if let sourceTime {
-      statistics.record(latency: monotonicMicroseconds() - sourceTime.microseconds, events: output.events.count)
     }
     output.removeAll()
   }
@@ -312,6 +322,11 @@ final class Daemon {
   func shutDown(status: Int32) {
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
+    do {
+      try keyboard.writeAllWaiting()
+    } catch {
+      logger.error("\(error)")
+    }
     devices.ungrabAll()
     logger.debug("latency (µs) from the source event's kernel time to our write", metadata: statistics.summary)
     exitStatus = status

@@ -123,6 +123,7 @@ extension Daemon {
     for problem in fresh.snippetProblems { logger.error("reload: \(problem) (left out; the rest loads)") }
     for warning in fresh.warnings { logger.warning("reload: \(warning)") }
     configuration = fresh
+    keyboard.pace(fresh.engine.expansion)
   }
 
   /// What follows a config's engine: the devices it names, whose agents

@@ -14,6 +14,8 @@ final class VirtualKeyboard {
   let fd: FileDescriptor
   /// Where ``write(_:)`` lays out its frames: two events for each key event.
   private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
+  /// How fast keys may go out (``pace(_:)``), and the keys that wait.
+  private var pacing = OutputPacing(ExpansionConfiguration())
 
   /// The keys the device offers: every key code up to KEY_MAX but the
   /// buttons of mice, joysticks and d-pads (which would make it a pointer,
@@ -61,13 +63,35 @@ final class VirtualKeyboard {
   /// The device's event node, e.g. /dev/input/event7.
   var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
 
+  /// Paces the output by `configuration`'s bursts (a reload).
+  func pace(_ configuration: ExpansionConfiguration) { pacing.adopt(configuration) }
+
+  /// When the keys that wait may go on (monotonic µs); nil when none wait.
+  var waitingDeadline: Int64? { pacing.deadline }
+
+  /// Writes `keys` at `now` (monotonic µs), or as many as the pacing lets
+  /// go and the rest from ``writeWaiting(at:)``; true when they all went now.
+  func write(_ keys: [OutputKey], at now: Int64) throws(SystemError) -> Bool {
+    try pacing.send(keys, at: now) { keys throws(SystemError) in try write(keys) }
+  }
+
+  /// Writes as many of the keys that wait as the pacing lets go at `now`.
+  func writeWaiting(at now: Int64) throws(SystemError) {
+    try pacing.writeWaiting(at: now) { keys throws(SystemError) in try write(keys) }
+  }
+
+  /// Writes every key that waits, at once (exit).
+  func writeAllWaiting() throws(SystemError) {
+    try pacing.writeAllWaiting { keys throws(SystemError) in try write(keys) }
+  }
+
   /// Writes key events, each in its own frame (a SYN_REPORT after it), 256
   /// to a `write` (uinput takes several events per write; the kernel
   /// stamps them).
-  func write(_ keys: [OutputKey]) throws(SystemError) {
-    var start = 0
-    while start < keys.count {
-      let end = min(start + frames.count / 2, keys.count)
+  private func write(_ keys: ArraySlice<OutputKey>) throws(SystemError) {
+    var start = keys.startIndex
+    while start < keys.endIndex {
+      let end = min(start + frames.count / 2, keys.endIndex)
       for index in start..<end {
         // The SYN_REPORTs in between stay where init put them.
         frames[2 * (index - start)].type = UInt16(EV_KEY)
