@@ -67,6 +67,29 @@ static inline int CLinuxSystem_lowerThreadPriority(void) {
   return syscall(SYS_sched_setscheduler, thread, 5 /* SCHED_IDLE */, &none) == 0 ? 0 : niced;
 }
 
+// The calling thread under SCHED_FIFO at `priority`, the threads it makes
+// from then on at the ordinary policy (SCHED_RESET_ON_FORK, a macro only
+// for _GNU_SOURCE). Returns 0 or the errno.
+static inline int CLinuxSystem_runInRealTime(int priority) {
+  struct sched_param param = {.sched_priority = priority};
+  return sched_setscheduler(0, SCHED_FIFO | 0x40000000 /* SCHED_RESET_ON_FORK */, &param) == 0 ? 0 : errno;
+}
+
+// How long a real-time thread may run without blocking (RLIMIT_RTTIME):
+// SIGXCPU at `microseconds`, SIGKILL at twice it. Returns 0 or the errno.
+static inline int CLinuxSystem_boundRealTime(unsigned long microseconds) {
+  struct rlimit bound = {.rlim_cur = microseconds, .rlim_max = 2 * microseconds};
+  return setrlimit(RLIMIT_RTTIME, &bound) == 0 ? 0 : errno;
+}
+
+// The calling thread's policy and priority (sched_getscheduler(2) and
+// sched_getparam(2)); the policy without SCHED_RESET_ON_FORK.
+static inline int CLinuxSystem_schedulingPolicy(int *priority) {
+  struct sched_param param = {0};
+  *priority = sched_getparam(0, &param) == 0 ? param.sched_priority : 0;
+  return sched_getscheduler(0) & ~0x40000000;
+}
+
 // pidfd_open(2), Linux 5.3: an fd that becomes readable when the process
 // ends. glibc declares it only from 2.36, and syscall(2) is variadic.
 static inline int CLinuxSystem_pidfdOpen(pid_t pid) {

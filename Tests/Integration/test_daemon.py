@@ -337,3 +337,47 @@ def test_once_started_the_daemon_holds_no_capability_and_cannot_exec():
     print("  after start: NoNewPrivs 1, CapEff %s, seccomp filter on; a keyboard plugged in later typed" %
           status["CapEff"])
     daemon.stop(signal.SIGTERM)
+
+
+def test_the_loop_runs_in_real_time_and_the_threads_it_makes_do_not():
+    """The loop under SCHED_FIFO 49 and RLIMIT_RTTIME; every other thread
+    (a reload's loader, the typist of an expansion's bursts) under an
+    ordinary policy, without capabilities, under the seccomp filter."""
+    config = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";l"\n    replace: "%s"' % ("lorem ipsum " * 100))
+    with vmlib.SourceKeyboard() as source:
+        daemon, reader = started(config)
+        wait_grabbed(daemon, source.name)
+        pid = daemon.process.pid
+        policy = os.sched_getscheduler(pid)
+        assert policy == os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, policy
+        assert os.sched_getparam(pid).sched_priority == 49
+        with open("/proc/%d/limits" % pid) as limits:
+            bound = next(line for line in limits if line.startswith("Max realtime timeout")).split()[3:5]
+        assert bound == ["5000000", "10000000"], bound
+        # Sampled while reloads run and an expansion's bursts go out.
+        seen = {}
+        for _ in range(3):
+            daemon.process.send_signal(signal.SIGHUP)
+            for code in (e.KEY_SEMICOLON, e.KEY_L):
+                source.tap(code)
+            deadline = time.time() + 3
+            while time.time() < deadline:
+                for thread in os.listdir("/proc/%d/task" % pid):
+                    if int(thread) == pid:
+                        continue
+                    try:
+                        thread_policy = os.sched_getscheduler(int(thread))
+                        status = dict(line.split(":\t", 1) for line in
+                                      open("/proc/%d/task/%s/status" % (pid, thread)).read().splitlines())
+                    except OSError:
+                        continue  # it ended
+                    assert thread_policy in (os.SCHED_OTHER, os.SCHED_IDLE), (thread, thread_policy)
+                    assert int(status["CapEff"], 16) == 0 and status["NoNewPrivs"] == "1" and \
+                        status["Seccomp"] == "2", (thread, status)
+                    seen[thread] = thread_policy
+        ordinary = sum(1 for policy in seen.values() if policy == os.SCHED_OTHER)
+        assert ordinary >= 1, "the typist's thread was never seen: %r" % seen
+        print("  the loop: SCHED_FIFO 49, reset on fork, RLIMIT_RTTIME 5 s / 10 s; %d other threads seen (%d"
+              " ordinary, the rest idle), none real-time, none with a capability or without the filter" % (
+                  len(seen), ordinary))
+        daemon.stop(signal.SIGTERM)

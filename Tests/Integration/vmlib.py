@@ -217,9 +217,10 @@ class Reader:
 
 
 class Daemon:
-    """`$VKBD_BIN args… --config FILE` as a process, its stderr in a file."""
+    """`$VKBD_BIN args… --config FILE` as a process, its stderr in a file;
+    `prefix` is a command it runs under (setpriv …)."""
 
-    def __init__(self, args, config_text=None, environment=None):
+    def __init__(self, args, config_text=None, environment=None, prefix=()):
         self.config_path = None
         if config_text is not None:
             handle, self.config_path = tempfile.mkstemp(prefix="vkbd-config-", suffix=".yaml")
@@ -228,7 +229,7 @@ class Daemon:
             args = list(args) + ["--config", self.config_path]
         handle, self.log_path = tempfile.mkstemp(prefix="vkbd-log-", suffix=".txt")
         self._log = os.fdopen(handle, "w")
-        self.process = subprocess.Popen([os.environ["VKBD_BIN"], *args], stdout=self._log, stderr=self._log,
+        self.process = subprocess.Popen([*prefix, os.environ["VKBD_BIN"], *args], stdout=self._log, stderr=self._log,
                                         env=dict(os.environ, **(environment or {})))
         _started.append(self)
 

@@ -84,7 +84,7 @@ final class Daemon {
     // Creating the virtual keyboard mostly waits in the kernel (RCU grace
     // periods as its LEDs register: 45 ms in the test VM); building the
     // engine and warming its key path are all computing. They overlap.
-    let creation = BackgroundWork { Result { () throws(SystemError) in try VirtualKeyboard() } }
+    let creation = BackgroundWork { Result { () throws(SystemError) in try VirtualKeyboard(logger: logger) } }
     do {
       engine = try Self.makeEngine(configuration, logger: logger)
       configuredLayout = engine.layout
@@ -122,6 +122,7 @@ final class Daemon {
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     watchConfig()
     remember()
+    enterRealTime()
     for refused in Privileges.dropAfterStart() { logger.warning("running with more privilege than needed: \(refused)") }
     _ = malloc_trim(0)  // the config's YAML tree and the keymap compiler's work are freed: give the pages back
     logger.info(
@@ -130,6 +131,31 @@ final class Daemon {
         "virtual keyboard": "\(keyboard.node ?? "?")", "control socket": "\(control.path)",
         "agent socket": "\(agents?.path ?? "-")",
       ])
+  }
+
+  /// The loop's real-time priority: just below the kernel's interrupt
+  /// threads (50), whose keyboards' events it waits for; keyd runs at the
+  /// same.
+  static let loopPriority: Int32 = 49
+  /// How long the loop may run without waiting before the kernel ends the
+  /// daemon (SIGXCPU; SIGKILL at twice it): its longest turn is some ms,
+  /// and a slow machine's some tenths of a second.
+  static let longestRun: UInt = 5_000_000
+
+  /// Puts the loop's thread under `SCHED_FIFO` (vkbd(8), DESCRIPTION): a key
+  /// wakes it ahead of every ordinary thread, and the thread its write
+  /// wakes waits until it is done. The threads made from here on (loads,
+  /// answers, the typist of long expansions) run under an ordinary
+  /// policy, loads at the least one. Under
+  /// the systemd unit, which forbids a process to raise itself, systemd has
+  /// done it before the start.
+  private func enterRealTime() {
+    do {
+      try RealTime.bound(Self.longestRun)
+      if RealTime.current == nil { try RealTime.enter(priority: Self.loopPriority) }
+    } catch {
+      logger.warning("keys wait behind ordinary threads: \(error)")
+    }
   }
 
   /// Runs until a signal or the panic chord; returns the exit status.
@@ -155,7 +181,7 @@ final class Daemon {
       }
       if let waitingEngine, !engine.isBusy { install(waitingEngine) }
       announceChanges()
-      let deadline = Instant.earlier(engine.nextDeadline, keyboard.waitingDeadline.map(Instant.init(microseconds:)))
+      let deadline = engine.nextDeadline
       if deadline != armedDeadline {  // a syscall only when the deadline moved
         timer.arm(at: deadline?.microseconds)
         armedDeadline = deadline
@@ -177,14 +203,8 @@ final class Daemon {
   private func timerFired() {
     timer.acknowledge()
     armedDeadline = nil
-    let now = monotonicMicroseconds()
-    do {
-      try keyboard.writeWaiting(at: now)
-    } catch {
-      logger.error("\(error)")
-    }
-    engine.advance(to: Instant(microseconds: now), into: &output)
-    flush(sourceTime: nil)
+    engine.advance(to: Instant(microseconds: monotonicMicroseconds()), into: &output)
+    flush(sourceTime: nil, timed: true)
   }
 
   private func signalsCame() {
@@ -287,13 +307,14 @@ final class Daemon {
   }
 
   /// Writes what the engine emitted, as fast as the virtual keyboard's
-  /// pacing lets it go; records the latency from `sourceTime` (a key
-  /// event's kernel time) of what went at once.
-  func flush(sourceTime: Instant?) {
+  /// pacing lets it go (`timed`: a timer's turn made it); records the
+  /// latency from `sourceTime` (a key event's kernel time) of what went at
+  /// once.
+  func flush(sourceTime: Instant?, timed: Bool = false) {
     guard !output.events.isEmpty else { return }
     statistics.eventsOut += UInt64(output.events.count)
     do {
-      if try keyboard.write(output.events, at: sourceTime?.microseconds ?? monotonicMicroseconds()),
+      if try keyboard.write(output.events, at: sourceTime?.microseconds ?? monotonicMicroseconds(), timed: timed),
         let sourceTime
       {
         statistics.record(latency: monotonicMicroseconds() - sourceTime.microseconds, events: output.events.count)
@@ -322,11 +343,7 @@ final class Daemon {
   func shutDown(status: Int32) {
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
-    do {
-      try keyboard.writeAllWaiting()
-    } catch {
-      logger.error("\(error)")
-    }
+    keyboard.finish()
     devices.ungrabAll()
     logger.debug("latency (µs) from the source event's kernel time to our write", metadata: statistics.summary)
     exitStatus = status

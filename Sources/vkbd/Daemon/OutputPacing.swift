@@ -1,15 +1,16 @@
 import KeyboardEngine
-import LinuxSystem
 
 /// How fast key events go onto the virtual keyboard: a burst's worth (the
 /// expansion's `burst_keys`) within any burst gap, however they come (an
 /// expansion's bursts, the keys that waited behind it, a burst whose
-/// planning took long); what may not go yet waits, in order, and what
-/// comes after it waits behind it. The kernel keeps 64 events for each
-/// reader of a device, two bursts' worth with their SYN_REPORTs, and a
-/// reader that misses more loses keys. The engine's own timing does not
-/// bound this alone: a loop under a real-time policy is not interrupted by
-/// the readers its writes wake. A person's typing never comes near it.
+/// planning took long). The kernel keeps 64 events for each reader of a
+/// device, two bursts' worth with their SYN_REPORTs, and a reader that
+/// misses more loses keys. A person's typing never comes near the bound.
+///
+/// Two writers share it (``Typist``): the event loop writes what a key or
+/// an answer makes at once when nothing waits and the bound allows
+/// (``takeAtOnce(_:at:)``); everything else waits, in order, for the
+/// typist's thread, which writes it burst by burst (``next(at:)``).
 struct OutputPacing {
   /// The key events a gap may hold.
   private(set) var burst: Int
@@ -21,6 +22,9 @@ struct OutputPacing {
   /// The keys that wait, in order, from `head`.
   private var waiting: [OutputKey] = []
   private var head = 0
+  /// Whether keys taken by ``next(at:)`` are being written: what comes now
+  /// must not overtake them.
+  private var writing = false
 
   init(_ configuration: ExpansionConfiguration) {
     burst = max(configuration.burstKeys, 1)
@@ -36,54 +40,55 @@ struct OutputPacing {
     (burst, gapMicroseconds, times, oldest) = (fresh.burst, fresh.gapMicroseconds, fresh.times, 0)
   }
 
-  /// When the keys that wait may go on (monotonic µs): a gap after the
-  /// newest write, when a whole burst may go; nil when none wait.
+  /// Whether keys wait or are being written.
+  var isBusy: Bool { writing || head < waiting.count }
+
+  /// When the next of the keys that wait may go (monotonic µs): a gap
+  /// after the newest write, when a whole burst may; nil when none wait.
   var deadline: Int64? { head < waiting.count ? times[(oldest + burst - 1) % burst] + gapMicroseconds : nil }
 
-  /// Hands `keys` to `write` at `now` (monotonic µs), or as many as may go
-  /// and the rest later (``writeWaiting(at:_:)``), behind those that wait
-  /// already; true when they all went now. The key path's one test: the
-  /// `count`th oldest of the last burst's key events is a gap old.
-  mutating func send(
-    _ keys: [OutputKey], at now: Int64, _ write: (ArraySlice<OutputKey>) throws(SystemError) -> Void
-  ) throws(SystemError) -> Bool {
-    if head == waiting.count && keys.count <= burst && times[(oldest + keys.count - 1) % burst] <= now - gapMicroseconds {
-      try write(keys[...])
-      wrote(keys.count, at: now)
-      return true
+  /// Whether `count` key events may go at `now`, written by the caller
+  /// (noted as written): nothing waits and the `count`th oldest of the last
+  /// burst is a gap old. The key path's one test.
+  mutating func takeAtOnce(_ count: Int, at now: Int64) -> Bool {
+    guard !isBusy && count <= burst && times[(oldest + count - 1) % burst] <= now - gapMicroseconds else {
+      return false
     }
-    waiting.append(contentsOf: keys)
-    try writeWaiting(at: now, write)
-    return false
+    wrote(count, at: now)
+    return true
   }
 
-  /// Hands `write` as many of the keys that wait as may go at `now`.
-  mutating func writeWaiting(at now: Int64, _ write: (ArraySlice<OutputKey>) throws(SystemError) -> Void)
-    throws(SystemError)
-  {
+  /// Queues `keys` behind those that wait.
+  mutating func append(_ keys: [OutputKey]) { waiting.append(contentsOf: keys) }
+
+  /// The keys that may go at `now`, noted as written: what the last burst
+  /// leaves room for, at most a burst; none while a write is under way. The
+  /// caller writes them and then calls ``landed()``.
+  mutating func next(at now: Int64) -> [OutputKey] {
+    guard !writing else { return [] }
     var room = 0
     while room < burst && times[(oldest + room) % burst] <= now - gapMicroseconds { room += 1 }
-    try writeWaiting(min(room, waiting.count - head), at: now, write)
+    return take(min(room, waiting.count - head), at: now)
   }
 
-  /// Hands `write` every key that waits at once: the keys released at
-  /// exit go out before the process does.
-  mutating func writeAllWaiting(_ write: (ArraySlice<OutputKey>) throws(SystemError) -> Void) throws(SystemError) {
-    try writeWaiting(waiting.count - head, at: monotonicMicroseconds(), write)
-  }
+  /// Every key that waits, at once (the daemon exits: the keys it releases
+  /// go out before it does).
+  mutating func all(at now: Int64) -> [OutputKey] { take(waiting.count - head, at: now) }
 
-  private mutating func writeWaiting(
-    _ count: Int, at now: Int64, _ write: (ArraySlice<OutputKey>) throws(SystemError) -> Void
-  ) throws(SystemError) {
-    guard count > 0 else { return }
-    let keys = waiting[head..<head + count]
-    head += count  // a write that fails is not tried again
+  /// The keys of the last ``next(at:)`` are written.
+  mutating func landed() { writing = false }
+
+  private mutating func take(_ count: Int, at now: Int64) -> [OutputKey] {
+    guard count > 0 else { return [] }
+    let keys = Array(waiting[head..<head + count])
+    head += count
     if head == waiting.count {
       waiting.removeAll(keepingCapacity: true)
       head = 0
     }
-    try write(keys)
     wrote(count, at: now)
+    writing = true
+    return keys
   }
 
   private mutating func wrote(_ count: Int, at now: Int64) {

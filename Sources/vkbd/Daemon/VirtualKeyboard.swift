@@ -2,6 +2,7 @@ import CEvdev
 import Glibc
 import KeyboardEngine
 import LinuxSystem
+import Logging
 import SystemPackage
 
 /// The one uinput keyboard vkbd types on, "vkbd virtual keyboard"
@@ -12,10 +13,11 @@ final class VirtualKeyboard {
   private let uinput: OpaquePointer
   /// The uinput fd: written with key events, read for LED changes.
   let fd: FileDescriptor
-  /// Where ``write(_:)`` lays out its frames: two events for each key event.
-  private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
-  /// How fast keys may go out (``pace(_:)``), and the keys that wait.
-  private var pacing = OutputPacing(ExpansionConfiguration())
+  private let frames = KeyFrames()
+  /// What may not go out at once goes out from its thread, paced.
+  private let typist: Typist
+  /// What a timer's turn may write at once: a key with its modifiers.
+  static let chord = 4
 
   /// The keys the device offers: every key code up to KEY_MAX but the
   /// buttons of mice, joysticks and d-pads (which would make it a pointer,
@@ -30,7 +32,7 @@ final class VirtualKeyboard {
   static let leds: [Int32] = [LED_NUML, LED_CAPSL, LED_SCROLLL, LED_COMPOSE, LED_KANA]
 
   /// Creates the device on /dev/uinput.
-  init() throws(SystemError) {
+  init(logger: Logger) throws(SystemError) {
     guard let template = libevdev_new() else { throw SystemError("libevdev_new", errno: .noMemory) }
     defer { libevdev_free(template) }
     libevdev_set_name(template, Self.name)
@@ -50,59 +52,37 @@ final class VirtualKeyboard {
     uinput = try createUInput(from: template)
     fd = FileDescriptor(rawValue: libevdev_uinput_get_fd(uinput))
     _ = fcntl(fd.rawValue, F_SETFL, fcntl(fd.rawValue, F_GETFL) | O_NONBLOCK)
-    let syn = input_event(type: UInt16(EV_SYN), code: UInt16(SYN_REPORT), value: 0)
-    for index in stride(from: 1, to: frames.count, by: 2) { frames[index] = syn }
+    typist = Typist(fd: fd, pacing: OutputPacing(ExpansionConfiguration()), logger: logger)
   }
 
   /// Destroys the device (`libevdev_uinput_destroy`).
   deinit {
+    typist.finish()
     libevdev_uinput_destroy(uinput)
-    frames.deallocate()
   }
 
   /// The device's event node, e.g. /dev/input/event7.
   var node: String? { libevdev_uinput_get_devnode(uinput).map { String(cString: $0) } }
 
-  /// Paces the output by `configuration`'s bursts (a reload).
-  func pace(_ configuration: ExpansionConfiguration) { pacing.adopt(configuration) }
+  /// Paces the output by `configuration`'s bursts.
+  func pace(_ configuration: ExpansionConfiguration) { typist.adopt(configuration) }
 
-  /// When the keys that wait may go on (monotonic µs); nil when none wait.
-  var waitingDeadline: Int64? { pacing.deadline }
-
-  /// Writes `keys` at `now` (monotonic µs), or as many as the pacing lets
-  /// go and the rest from ``writeWaiting(at:)``; true when they all went now.
-  func write(_ keys: [OutputKey], at now: Int64) throws(SystemError) -> Bool {
-    try pacing.send(keys, at: now) { keys throws(SystemError) in try write(keys) }
-  }
-
-  /// Writes as many of the keys that wait as the pacing lets go at `now`.
-  func writeWaiting(at now: Int64) throws(SystemError) {
-    try pacing.writeWaiting(at: now) { keys throws(SystemError) in try write(keys) }
-  }
-
-  /// Writes every key that waits, at once (exit).
-  func writeAllWaiting() throws(SystemError) {
-    try pacing.writeAllWaiting { keys throws(SystemError) in try write(keys) }
-  }
-
-  /// Writes key events, each in its own frame (a SYN_REPORT after it), 256
-  /// to a `write` (uinput takes several events per write; the kernel
-  /// stamps them).
-  private func write(_ keys: ArraySlice<OutputKey>) throws(SystemError) {
-    var start = keys.startIndex
-    while start < keys.endIndex {
-      let end = min(start + frames.count / 2, keys.endIndex)
-      for index in start..<end {
-        // The SYN_REPORTs in between stay where init put them.
-        frames[2 * (index - start)].type = UInt16(EV_KEY)
-        frames[2 * (index - start)].code = keys[index].code
-        frames[2 * (index - start)].value = keys[index].value.rawValue
-      }
-      let size = 2 * (end - start) * MemoryLayout<input_event>.stride
-      try writeFully(fd, UnsafeRawBufferPointer(start: frames.baseAddress, count: size), to: Self.name)
-      start = end
+  /// Writes `keys` at `now` (monotonic µs) when nothing waits and the
+  /// pacing lets them go (``OutputPacing``), else hands them to the typist;
+  /// true when they went now. What a timer's turn makes (an expansion's
+  /// next burst, the keys that waited behind it) goes to the typist unless
+  /// it is a chord.
+  func write(_ keys: [OutputKey], at now: Int64, timed: Bool) throws(SystemError) -> Bool {
+    guard (!timed || keys.count <= Self.chord) && typist.mayWrite(keys.count, at: now) else {
+      typist.queue(keys)
+      return false
     }
+    try frames.write(keys[...], to: fd)
+    return true
   }
+
+  /// Writes every key that waits and stops the typist (exit).
+  func finish() { typist.finish() }
 
   /// Reads what the kernel sends back: LED changes a desktop made, which
   /// `handle` forwards to the physical keyboards.
