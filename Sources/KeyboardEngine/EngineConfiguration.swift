@@ -146,11 +146,6 @@ public struct Shortcut: Equatable, Sendable {
     public static let alt = Modifiers(rawValue: 2)
     public static let shift = Modifiers(rawValue: 4)
     public static let meta = Modifiers(rawValue: 8)
-    /// By the names a shortcut is written with (vkbd's and espanso's).
-    public static let names: [(name: String, modifier: Modifiers)] = [
-      ("ctrl", .control), ("control", .control), ("alt", .alt), ("shift", .shift), ("meta", .meta),
-      ("super", .meta), ("cmd", .meta),
-    ]
   }
 }
 

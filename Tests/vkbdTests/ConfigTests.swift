@@ -200,8 +200,24 @@ import Testing
     #expect(configuration.controlGroup == "root")
   }
 
+  @Test func oneChordGrammarServesTheToggleThePickerAndSimulate() throws {
+    // Three chords a new user wrote, each refused before by one of three
+    // grammars: evdev names, short modifier names, + or -, any case.
+    let configuration = try ConfigLoader.parse(
+      "toggle_key: ctrl+alt+p\npicker:\n  shortcut: leftalt+space\n", file: "c.yaml")
+    #expect(configuration.engine.toggleChord == [UInt16(KEY_LEFTCTRL), UInt16(KEY_LEFTALT), UInt16(KEY_P)])
+    #expect(configuration.engine.pickerShortcut == Shortcut(key: UInt16(KEY_SPACE), modifiers: .alt))
+    #expect(try Script.parseLine("tap alt+space", number: 1) == .tap([UInt16(KEY_LEFTALT), UInt16(KEY_SPACE)]))
+    #expect(try KeyNames.shortcut("RIGHTCTRL-Shift-p") == Shortcut(key: UInt16(KEY_P), modifiers: [.control, .shift]))
+    #expect(try KeyNames.shortcut("ALT+SPACE") == Shortcut(key: UInt16(KEY_SPACE), modifiers: .alt))
+    #expect(try KeyNames.chord("altgr+KEY_E") == [UInt16(KEY_RIGHTALT), UInt16(KEY_E)])
+    #expect(try KeyNames.shortcut("off") == nil)
+  }
+
   @Test(arguments: [
-    ("toggle_key: rightctrl+paws\n", "toggle_key: unknown key name 'paws' (a chord like rightctrl+pause)"),
+    ("toggle_key: rightctrl+paws\n", "toggle_key: unknown key name 'paws' in 'rightctrl+paws' (\(KeyNames.grammar))"),
+    ("picker: {shortcut: a+space}\n", "picker.shortcut: 'a' is not a modifier key (ctrl, alt, shift, meta, either side) in 'a+space'"),
+    ("toggle_key: ctrl++\n", "toggle_key: 'ctrl++' has an empty key name (\(KeyNames.grammar))"),
     ("control_socket: vkbd.sock\n", "control_socket must be an absolute path shorter than 108 bytes"),
     ("control_group: no-such-group-here\n", "control_group: no group named 'no-such-group-here'"),
   ])

@@ -198,7 +198,7 @@ import Testing
     #expect(
       badProblems.map(\.description) == [
         "\(Self.root)/config/default.yml:1:18: search_shortcut: "
-          + "unknown key name 'nope' in 'ALT+NOPE' (a shortcut like alt-space)"
+          + "unknown key name 'NOPE' in 'ALT+NOPE' (\(KeyNames.grammar))"
       ])
   }
 

@@ -187,7 +187,7 @@ enum ConfigLoader {
         do {
           engine.toggleChord = text.isEmpty ? [] : try KeyNames.chord(text)
         } catch {
-          reader.report("toggle_key: unknown key name '\(error.name)' (a chord like rightctrl+pause)", at: value)
+          reader.report("toggle_key: \(error.message)", at: value)
         }
       case "control_socket", "agent_socket":
         guard let path = reader.string(value, key: key) else { break }

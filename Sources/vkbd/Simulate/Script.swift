@@ -94,7 +94,7 @@ enum Script {
     func fail(_ message: String) -> ScriptError { ScriptError(line: number, message: message) }
     func words() -> [Substring] { argument.split(whereSeparator: { $0 == " " || $0 == "\t" }) }
     func key(_ name: Substring) throws(ScriptError) -> UInt16 {
-      guard let code = KeyNames.code(of: name) else { throw fail("unknown key name '\(name)'") }
+      guard let code = KeyNames.code(of: name) else { throw fail("unknown key name '\(name)' (\(KeyNames.grammar))") }
       return code
     }
     func milliseconds(_ text: Substring) throws(ScriptError) -> Int64 {
@@ -117,7 +117,7 @@ enum Script {
       do {
         return .tap(try KeyNames.chord(names[0]))
       } catch {
-        throw fail("unknown key name '\(error.name)'")
+        throw fail(error.message)
       }
     case "press": return .press(try oneKey())
     case "release": return .release(try oneKey())

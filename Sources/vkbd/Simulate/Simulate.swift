@@ -21,8 +21,9 @@ extension VKBD {
                           literal when it starts with " (so "hi  " keeps its spaces
                           and \\n types Enter).
           tap CHORD       press keys in order, release them in reverse 30 ms later,
-                          60 ms to the next step: tap backspace, tap leftctrl+v
-                          (evdev key names without KEY_, any case)
+                          60 ms to the next step: tap backspace, tap leftctrl+v,
+                          tap alt+space (evdev key names, any case; ctrl, alt,
+                          shift, meta: the left key; altgr; joined with + or -)
           press KEY       press a key now (the clock does not move)
           release KEY     release a key now (the clock does not move)
           wait MS         let MS milliseconds pass
