@@ -256,6 +256,31 @@ import Testing
     chmod(directory, 0o1777)
     #expect(try ConfigLoader.load(path: path).filesOthersCouldEdit().isEmpty)
   }
+
+  @Test func checkAndDoctorSayWhatTheDaemonAsRootWouldRefuseWhoeverRunsThem() throws {
+    // A user's own config and match file, in a folder the user owns: good
+    // for that user, refused by the daemon, which reads as root.
+    let directory = "/tmp/vkbd-safety-user-\(getpid())"
+    mkdir(directory, 0o755)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let base = "\(directory)/base.yml"
+    let config = "\(directory)/config.yaml"
+    #expect(FileManager.default.createFile(atPath: base, contents: Data("matches: [{trigger: ':espa', replace: espanso}]\n".utf8)))
+    #expect(FileManager.default.createFile(atPath: config, contents: Data("snippets: [\(base)]\n".utf8)))
+    for path in [directory, base, config] { chown(path, 1000, 1000) }
+    let configuration = try ConfigLoader.load(path: config)
+    #expect(configuration.filesOthersCouldEdit(reader: 1000).isEmpty)
+    #expect(configuration.filesOthersCouldEdit().map(\.message) == [
+      "is owned by uid 1000: vkbd refuses files that others could edit",
+      "is owned by uid 1000: vkbd refuses files that others could edit",
+    ])
+    let check = try VKBDBinary.run(["check", "--config", config])
+    #expect(check.status == 78)
+    #expect(check.output.hasPrefix("\(config): refused by the daemon: "))
+    #expect(check.error.contains("\(base):1:1: is owned by uid 1000") && check.error.contains("~/.config/espanso/match"))
+    let doctor = try VKBDBinary.run(["doctor", "--config", config])
+    #expect(doctor.output.contains("FAIL config         2 files the daemon refuses, first \(config):1:1: is owned by uid 1000"))
+  }
 }
 
 @Suite struct DeviceFilterTests {

@@ -15,7 +15,9 @@ extension VKBD {
         summary with the count of each kind of problem. Exits 0 when nothing was an \
         error, 78 when something was. Errors in the config file itself refuse it whole; \
         an error in a match file leaves out that match (a file that is not YAML, that \
-        file), and the rest loads. Warnings (matches skipped because vkbd does not \
+        file), and the rest loads. A file someone other than root could edit (owned by \
+        another user, or writable by others) is an error: the daemon, which runs as root, \
+        refuses it whoever runs the check. Warnings (matches skipped because vkbd does not \
         support their kind, keys ignored) do not fail the check. A trigger that several \
         matches share is no mistake: typing it opens the picker on them, as espanso's menu does.
         """
@@ -35,12 +37,17 @@ extension VKBD {
       }
       let matcher = SnippetMatcher(configuration.snippets)
       let warnings = configuration.warnings
-      let errors = configuration.snippetProblems
+      // What the daemon, reading as root, would refuse, whoever checks.
+      let refused = configuration.filesOthersCouldEdit()
+      for problem in refused { printError(problem.description) }
+      if !refused.isEmpty { printError("  → \(Configuration.othersCouldEditFix)") }
+      let errors = configuration.snippetProblems + refused
       let files = configuration.snippetFiles.count
       let regexes = configuration.snippets.indices.count { configuration.snippets.flags(at: $0).contains(.regex) }
       let shared = matcher.sharedTriggerCount
       print(
-        "\(configuration.source): \(errors.isEmpty ? "good" : "loaded in part"): layout \(names), "
+        "\(configuration.source): \(!refused.isEmpty ? "refused by the daemon" : errors.isEmpty ? "good" : "loaded in part"): "
+          + "layout \(names), "
           + "\(plural(configuration.snippets.count, "snippet"))\(regexes > 0 ? " (\(regexes) regex)" : ""),"
           + " \(files) match file\(files == 1 ? "" : "s")"
           + (shared > 0 ? ", \(shared) trigger\(shared == 1 ? "" : "s") shared (offered in the picker)" : ""))

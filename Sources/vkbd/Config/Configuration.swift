@@ -129,19 +129,20 @@ struct Configuration {
 
     """#
 
-  /// The files of this configuration that someone other than their reader
-  /// (root, for the daemon) could edit: owned by another user, writable by
-  /// group or others, or in a directory that is (but for a sticky one, like
-  /// /tmp, where others cannot replace what they do not own). The daemon
-  /// sees every keystroke and types what these files say, so it refuses
-  /// them (DESIGN 1.5).
-  func filesOthersCouldEdit() -> [ConfigProblem] {
+  /// The files of this configuration that someone other than `reader`
+  /// (root, for the daemon; `check` and `doctor` ask for root whoever runs
+  /// them) could edit: owned by another user, writable by group or others,
+  /// or in a directory that is (but for a sticky one, like /tmp, where
+  /// others cannot replace what they do not own). The daemon sees every
+  /// keystroke and types what these files say, so it refuses them
+  /// (DESIGN 1.5).
+  func filesOthersCouldEdit(reader: uid_t = 0) -> [ConfigProblem] {
     let files = (source == Configuration.embeddedName ? [] : [source]) + snippetFiles
     return files.compactMap { file -> ConfigProblem? in
       var info = stat()
       guard stat(file, &info) == 0 else { return nil }
       var why: String?
-      if info.st_uid != geteuid() {
+      if info.st_uid != reader {
         why = "is owned by uid \(info.st_uid)"
       } else if info.st_mode & 0o022 != 0 {
         why = "is writable by its group or others"
@@ -149,7 +150,7 @@ struct Configuration {
         let directory = MatchPaths.directory(of: file)
         var parent = stat()
         if stat(directory, &parent) == 0 {
-          if parent.st_uid != geteuid() && parent.st_uid != 0 {
+          if parent.st_uid != reader && parent.st_uid != 0 {
             why = "is in \(directory), which uid \(parent.st_uid) owns"
           } else if parent.st_mode & 0o022 != 0 && parent.st_mode & S_ISVTX == 0 {
             why = "is in \(directory), which its group or others can write to"
@@ -157,10 +158,17 @@ struct Configuration {
         }
       }
       return why.map {
-        ConfigProblem(file: file, line: 1, column: 1, message: "\($0): vkbd refuses files that others could edit")
+        ConfigProblem(
+          file: file, line: 1, column: 1, message: "\($0): vkbd refuses files that others could edit",
+          kind: .othersCouldEdit)
       }
     }
   }
+
+  /// What to do about the files of ``filesOthersCouldEdit(reader:)``.
+  static let othersCouldEditFix =
+    "the daemon's files must be root's and writable by root alone (sudo chown root: FILE; sudo chmod go-w FILE);"
+    + " snippets of your own go in ~/.config/espanso/match, which vkbd-agent loads for you"
 
   /// The layout to use: the configured one, else the system's, with the
   /// system's locale.
@@ -250,6 +258,8 @@ struct ConfigProblem: Error, Equatable, CustomStringConvertible {
     case unknownKey = "unknown key"
     /// More than vkbd keeps in memory: what comes after is left out.
     case tooLarge = "too large"
+    /// A file someone other than the daemon's user could edit: refused.
+    case othersCouldEdit = "file others could edit"
   }
 
   var description: String { "\(file):\(line):\(column): \(message)" }

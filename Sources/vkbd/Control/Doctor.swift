@@ -228,6 +228,12 @@ struct Diagnosis {
     }
     do {
       let configuration = try ConfigLoader.load(path: path)
+      let refused = configuration.filesOthersCouldEdit()
+      if let first = refused.first {
+        return .fail(
+          "config", "\(plural(refused.count, "file")) the daemon refuses, first \(first)",
+          fix: Configuration.othersCouldEditFix)
+      }
       if let first = configuration.snippetProblems.first {
         return .fail(
           "config", "\(plural(configuration.snippetProblems.count, "error")) in match files, first \(first)",

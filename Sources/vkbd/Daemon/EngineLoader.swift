@@ -153,7 +153,7 @@ final class EngineLoader {
     if job.request.rereadsConfig {
       do throws(ConfigErrors) {
         let fresh = try ConfigLoader.load(path: job.configPath, fallback: .daemonFile)
-        let unsafe = fresh.filesOthersCouldEdit()
+        let unsafe = fresh.filesOthersCouldEdit(reader: geteuid())
         guard unsafe.isEmpty else { throw ConfigErrors(problems: unsafe) }
         configuration = fresh
         outcome.configuration = .success(fresh)

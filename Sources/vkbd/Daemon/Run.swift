@@ -33,7 +33,7 @@ extension VKBD {
       Heap.forbidHugePages()  // no 2 MiB page cleared in a key's turn
       let logger = log.bootstrap(label: "vkbd")
       let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
-      let unsafe = configuration.filesOthersCouldEdit()
+      let unsafe = configuration.filesOthersCouldEdit(reader: geteuid())
       guard unsafe.isEmpty else {
         for problem in unsafe { printError(problem.description) }
         throw SysExit.config
