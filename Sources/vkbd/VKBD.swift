@@ -33,3 +33,10 @@ enum SysExit {
 
 /// Writes one line to standard error.
 func printError(_ message: String) { LinuxSystem.printError(message, program: "vkbd") }
+
+/// Says so when a command for the user's own files (`package`, `words`)
+/// runs under sudo: it works on root's `path`, and the user meant theirs.
+func warnUnderSudo(_ command: String, on path: String) {
+  guard geteuid() == 0, let user = getenv("SUDO_USER").map({ String(cString: $0) }), !user.isEmpty else { return }
+  printError("under sudo, vkbd \(command) works on root's \(path), not \(user)'s: run it as \(user), without sudo")
+}

@@ -52,11 +52,15 @@ enum VKBDBinary {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vkbd")
   }
 
-  /// Runs `vkbd` with `arguments` and `input` on stdin.
-  static func run(_ arguments: [String], input: String = "") throws -> (status: Int32, output: String, error: String) {
+  /// Runs `vkbd` with `arguments`, `input` on stdin and `environment`
+  /// over the test's own.
+  static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> (
+    status: Int32, output: String, error: String
+  ) {
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout

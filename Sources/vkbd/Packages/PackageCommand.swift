@@ -66,7 +66,7 @@ extension VKBD {
     func validate() throws { try VKBD.checkPackageName(name) }
 
     func run() throws {
-      let store = PackageStore()
+      let store = PackageStore.ofTheUser()
       if !force, let installed = store.installed().packages.first(where: { $0.name == name }) {
         printError(
           "\(name) \(installed.version ?? "") is already installed; vkbd package update \(name) updates it, "
@@ -100,7 +100,7 @@ extension VKBD {
     func validate() throws { if let name { try VKBD.checkPackageName(name) } }
 
     func run() throws {
-      let store = PackageStore()
+      let store = PackageStore.ofTheUser()
       let installed = store.installed().packages.filter { name == nil || $0.name == name }
       guard !installed.isEmpty else {
         if let name {
@@ -151,7 +151,7 @@ extension VKBD {
     func validate() throws { try VKBD.checkPackageName(name) }
 
     func run() throws {
-      let store = PackageStore()
+      let store = PackageStore.ofTheUser()
       do {
         guard try store.remove(name) else {
           printError("\(name) is not installed (in \(store.directory))")
@@ -170,7 +170,7 @@ extension VKBD {
     @OptionGroup var output: JSONOption
 
     func run() throws {
-      let store = PackageStore()
+      let store = PackageStore.ofTheUser()
       let (packages, problems) = store.installed()
       for problem in problems { printError(problem) }
       output.print(packages) {

@@ -75,6 +75,14 @@ struct PackageStore {
 
   init(root: String = Programs.espansoDirectory) { self.root = root }
 
+  /// The store of the user running `vkbd package`, said so under sudo
+  /// (root's is not the user's).
+  static func ofTheUser() -> PackageStore {
+    let store = PackageStore()
+    warnUnderSudo("package", on: store.root)
+    return store
+  }
+
   /// Names as espanso's hub allows them: lowercase letters, digits and `-`.
   static func isValidName(_ name: String) -> Bool {
     !name.isEmpty && name.utf8.count <= 100
