@@ -22,15 +22,40 @@ import Testing
     #expect(diagnosis(uinput: file).uinputCheck().result == .fail)
   }
 
-  @Test func withoutTheDaemonItsChecksAreSkippedAndItFails() {
-    let checks = diagnosis().run()
+  @Test func beforeTheFirstStartWhatIsInstalledIsReadFromDisk() throws {
+    let root = NSTemporaryDirectory() + "doctor-root-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    var doctor = diagnosis()
+    doctor.root = root
+    var checks = doctor.run()
     #expect(
       checks.map(\.name) == [
         "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "spelling", "control socket",
       ])
-    #expect(checks[1].result == .fail && checks[1].fix?.contains("systemctl start vkbd") == true)
-    #expect(checks[2...5].allSatisfy { $0.result == .skip })
+    // Nothing installed: no unit to start, and the parts are missing.
+    #expect(checks[1].result == .fail && checks[1].fix?.contains("vkbd.service is not installed") == true)
+    #expect(checks[2].result == .skip)
+    #expect(checks[3...5].allSatisfy { $0.result == .fail && $0.detail.contains("is not installed") })
+    #expect(checks[3].fix == "make install, or the vkbd .deb, installs it in /etc/udev/rules.d/70-vkbd.rules")
     #expect(Report.doctor(checks).hasSuffix("checks failed\n"))
+    // Installed as the .deb does it: the unit to start, the parts there.
+    for path in [
+      "/usr/lib/systemd/system/vkbd.service", "/usr/lib/udev/rules.d/70-vkbd.rules",
+      "/usr/share/libinput/50-vkbd.quirks", "/etc/xdg/autostart/vkbd-agent.desktop",
+    ] {
+      try FileManager.default.createDirectory(
+        atPath: root + (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+      #expect(FileManager.default.createFile(atPath: root + path, contents: Data()))
+    }
+    checks = doctor.run()
+    #expect(checks[1].fix?.hasPrefix("systemctl enable --now vkbd") == true)
+    #expect(
+      checks[3...5].map(\.detail) == [
+        "70-vkbd.rules is installed in /usr/lib/udev/rules.d/70-vkbd.rules (the daemon is not running: read from disk)",
+        "50-vkbd.quirks is installed in /usr/share/libinput/50-vkbd.quirks (the daemon is not running: read from disk)",
+        "the session agent's autostart is installed in /etc/xdg/autostart/vkbd-agent.desktop"
+          + " (the daemon is not running: read from disk)",
+      ])
   }
 
   @Test func theDictionariesAutocorrectWouldUseMustBeInstalled() throws {

@@ -57,6 +57,45 @@ struct Diagnosis {
   var uinput = "/dev/uinput"
   var udevData = "/run/udev/data"
   var dictionaryDirectory = Dictionaries.directory
+  /// Where the installed parts are looked for ("": the system's root).
+  var root = ""
+
+  /// A part `make install` or the .deb puts in place, checked on disk when
+  /// no daemon runs to show it at work: where it may be.
+  struct InstalledPart {
+    var check: String
+    var what: String
+    var paths: [String]
+  }
+
+  static let rule = InstalledPart(
+    check: "udev", what: "70-vkbd.rules",
+    paths: ["/etc/udev/rules.d", "/usr/lib/udev/rules.d", "/lib/udev/rules.d"].map { $0 + "/70-vkbd.rules" })
+  static let quirk = InstalledPart(
+    check: "libinput", what: "50-vkbd.quirks",
+    paths: ["/usr/share/libinput/50-vkbd.quirks"])
+  static let autostart = InstalledPart(
+    check: "agent", what: "the session agent's autostart",
+    paths: [
+      "/etc/xdg/autostart/vkbd-agent.desktop", "/usr/lib/systemd/user/vkbd-agent.service",
+      "/etc/systemd/user/vkbd-agent.service",
+    ])
+  static let unit = InstalledPart(
+    check: "daemon", what: "vkbd.service",
+    paths: ["/etc/systemd/system", "/usr/lib/systemd/system", "/lib/systemd/system"].map { $0 + "/vkbd.service" })
+
+  /// Where `part` is installed, if anywhere.
+  func installed(_ part: InstalledPart) -> String? { part.paths.first { access(root + $0, R_OK) == 0 } }
+
+  /// `part` found on disk or not, said of a system whose daemon is not running.
+  func onDisk(_ part: InstalledPart) -> DoctorCheck {
+    guard let path = installed(part) else {
+      return .fail(
+        part.check, "\(part.what) is not installed (the daemon is not running: read from disk)",
+        fix: "make install, or the vkbd .deb, installs it in \(part.paths[0])")
+    }
+    return .ok(part.check, "\(part.what) is installed in \(path) (the daemon is not running: read from disk)")
+  }
 
   func run() -> [DoctorCheck] {
     var checks = [uinputCheck()]
@@ -73,7 +112,8 @@ struct Diagnosis {
       checks.append(why)
     }
     if status == nil {
-      for name in ["keyboards", "udev", "libinput", "agent"] { checks.append(.skip(name, "needs the daemon")) }
+      checks.append(.skip("keyboards", "needs the daemon"))
+      checks += [Self.rule, Self.quirk, Self.autostart].map(onDisk)
     } else {
       checks.append(keyboardsCheck(devices))
       let node = devices.first { $0.name == VirtualKeyboard.name }?.path
@@ -112,7 +152,9 @@ struct Diagnosis {
         return .problem(
           .fail(
             "daemon", "not running: nothing listens on \(socket)",
-            fix: "systemctl start vkbd; journalctl -u vkbd says why it stopped"))
+            fix: installed(Self.unit) != nil
+              ? "systemctl enable --now vkbd; journalctl -u vkbd says why it stopped"
+              : "vkbd.service is not installed: make install, or the vkbd .deb, installs it; meanwhile sudo vkbd run"))
       case .socketForbidden:
         return .problem(.skip("daemon", "\(socket) is for root and control_group: run vkbd doctor as root"))
       case .refused:
