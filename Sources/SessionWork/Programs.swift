@@ -60,7 +60,7 @@ public enum Programs {
   }
 
   /// zenity, when it is on PATH.
-  static var dialogProgram: String? {
+  public static var dialogProgram: String? {
     let path = environmentVariable("PATH", or: "/usr/bin:/bin")
     for directory in path.split(separator: ":") where access("\(directory)/zenity", X_OK) == 0 {
       return "\(directory)/zenity"

@@ -58,6 +58,26 @@ import Testing
       ])
   }
 
+  @Test func aFormOrAChoiceWithoutADialogProgramFails() throws {
+    let config = NSTemporaryDirectory() + "doctor-dialog-\(getpid()).yaml"
+    defer { unlink(config) }
+    try """
+      matches:
+        - {trigger: ";form", form: "Dear [[name]]"}
+        - trigger: ";pick"
+          replace: "{{fruit}}"
+          vars: [{name: fruit, type: choice, params: {values: [apple, pear]}}]
+        - {trigger: ";plain", replace: plain}
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+    var doctor = Diagnosis(socket: "/nonexistent/vkbd.sock", configPath: config)
+    doctor.dialogProgram = nil
+    let missing = doctor.configCheck()
+    #expect(missing.result == .fail && missing.detail == "2 snippets with a form or a choice, and no dialog program (zenity) on PATH")
+    #expect(missing.fix?.hasPrefix("apt install zenity") == true)
+    doctor.dialogProgram = "/usr/bin/zenity"
+    #expect(doctor.configCheck().result == .ok)
+  }
+
   @Test func theDictionariesAutocorrectWouldUseMustBeInstalled() throws {
     let config = NSTemporaryDirectory() + "doctor-spelling-\(getpid()).yaml"
     defer { unlink(config) }

@@ -2,6 +2,7 @@ import AgentProtocol
 import ArgumentParser
 import Glibc
 import LinuxSystem
+import SessionWork
 
 extension VKBD {
   /// `vkbd doctor`: what vkbd needs, checked in order, one line each.
@@ -59,6 +60,8 @@ struct Diagnosis {
   var dictionaryDirectory = Dictionaries.directory
   /// Where the installed parts are looked for ("": the system's root).
   var root = ""
+  /// The program the session agent shows dialogs with, if there is one.
+  var dialogProgram = Programs.dialogProgram
 
   /// A part `make install` or the .deb puts in place, checked on disk when
   /// no daemon runs to show it at work: where it may be.
@@ -280,6 +283,21 @@ struct Diagnosis {
         return .fail(
           "config", "\(plural(configuration.snippetProblems.count, "error")) in match files, first \(first)",
           fix: "vkbd check lists them all; the rest of the snippets load")
+      }
+      let dialogs = configuration.snippets.indices.count { index in
+        configuration.snippets.flags(at: index).contains(.whole)
+          && configuration.snippets[index].variables.contains {
+            switch $0.kind {
+            case .session(.form), .session(.choice): true
+            default: false
+            }
+          }
+      }
+      if dialogs > 0 && dialogProgram == nil {
+        return .fail(
+          "config", "\(plural(dialogs, "snippet")) with a form or a choice, and no dialog program (zenity) on PATH",
+          fix: "apt install zenity: the session agent shows those dialogs with it, and without it they leave"
+            + " their trigger as typed")
       }
       return .ok(
         "config",
