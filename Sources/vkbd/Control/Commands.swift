@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import FoundationEssentials
 import KeyboardEngine
 
@@ -120,12 +121,20 @@ extension VKBD {
   struct Snippets: ParsableCommand {
     static let configuration = CommandConfiguration(
       commandName: "snippets",
-      abstract: "List the loaded snippets: triggers, label, and where each is defined.")
+      abstract: "List the loaded snippets: triggers, label, and where each is defined.",
+      discussion: """
+        Without --config it asks the running daemon (every snippet it has, the user's own \
+        included); with --config it reads that config and its match files, as vkbd check \
+        does, and needs no daemon.
+        """)
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
+    @OptionGroup var offline: OfflineConfig
 
     func run() throws {
-      let snippets = try client.ask(ControlRequest(command: .snippets)).snippets ?? []
+      let snippets =
+        try offline.snippets()?.map(SnippetReport.init)
+        ?? client.ask(ControlRequest(command: .snippets)).snippets ?? []
       output.print(snippets) { Report.snippets(snippets) }
     }
   }
@@ -134,17 +143,50 @@ extension VKBD {
     static let configuration = CommandConfiguration(
       commandName: "expand",
       abstract: "Print what a trigger would type now, without typing it.",
-      discussion: "Exits 65 when no snippet has the trigger.")
+      discussion: """
+        Without --config it asks the running daemon; with --config it reads that config and \
+        its match files, and needs no daemon. Variables only the user's session can give \
+        (shell, script, clipboard, dialogs) are left empty. Exits 65 when no snippet has \
+        the trigger.
+        """)
     @OptionGroup var client: ClientOptions
+    @OptionGroup var offline: OfflineConfig
     @Argument(help: "A trigger, quoted for the shell: ';date'.") var trigger: String
 
     func run() throws {
-      let reply = try client.ask(ControlRequest(command: .expand, trigger: trigger))
-      guard let expansion = reply.expansion else {
-        printError(reply.error ?? "no expansion")
-        throw SysExit.dataError
+      let expansion: String?
+      if let table = try offline.snippets() {
+        let matcher = SnippetMatcher(table)
+        expansion = matcher.snippet(forTrigger: trigger)?.preview(
+          typed: trigger, now: Int64(time(nil)), nested: matcher.snippet(forTrigger:))
+        if expansion == nil { printError("no snippet has the trigger '\(trigger)'") }
+      } else {
+        let reply = try client.ask(ControlRequest(command: .expand, trigger: trigger))
+        expansion = reply.expansion
+        if expansion == nil { printError(reply.error ?? "no expansion") }
       }
+      guard let expansion else { throw SysExit.dataError }
       print(expansion)
+    }
+  }
+
+  /// `--config FILE`: the snippets of a config read here, without the daemon.
+  struct OfflineConfig: ParsableArguments {
+    @Option(
+      name: .long, help: ArgumentHelp("Read the snippets of config FILE, without the daemon.", valueName: "file"))
+    var config: String?
+
+    /// The snippets of `--config`, as vkbd check loads them (what did not
+    /// load is said on standard error); nil without the option. Exits 78
+    /// when snippets failed and none loaded.
+    func snippets() throws -> SnippetTable? {
+      guard let config else { return nil }
+      let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
+      if configuration.snippets.isEmpty && !configuration.snippetProblems.isEmpty {
+        printError("\(configuration.source): no snippet loaded")
+        throw SysExit.config
+      }
+      return configuration.snippets
     }
   }
 }
@@ -167,9 +209,7 @@ extension VKBD {
         """)
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
-    @Option(
-      name: .long, help: ArgumentHelp("Search the snippets of config FILE, without the daemon.", valueName: "file"))
-    var config: String?
+    @OptionGroup var offline: OfflineConfig
     @Option(name: .long, help: ArgumentHelp("Print at most N results (1 to 1000).", valueName: "n"))
     var limit = 20
     @Argument(help: "The words to look for.") var query: [String]
@@ -184,14 +224,7 @@ extension VKBD {
       let text = query.joined(separator: " ")
       let results: [SearchResult]
       let matched: Int
-      if let config {
-        let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
-        let snippets = configuration.snippets
-        // What loaded is searched (what did not is said above); nothing loaded is an error.
-        if snippets.isEmpty && !configuration.snippetProblems.isEmpty {
-          printError("\(configuration.source): no snippet loaded")
-          throw SysExit.config
-        }
+      if let snippets = try offline.snippets() {
         let found = SnippetSearch(snippets).search(text, limit: limit)
         results = found.snippets.map { SearchResult(snippets[$0]) }
         matched = found.total

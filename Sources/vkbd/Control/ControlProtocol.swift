@@ -199,3 +199,7 @@ struct SnippetReport: Codable, Equatable {
   var label: String?
   var origin: String
 }
+
+extension SnippetReport {
+  init(_ snippet: Snippet) { self.init(triggers: snippet.triggers, label: snippet.label, origin: snippet.origin) }
+}

@@ -32,8 +32,7 @@ extension Daemon {
     case .snippets:
       let table = engine.snippets.snippets
       control?.answer(client) {
-        ControlReply(
-          ok: true, snippets: table.map { SnippetReport(triggers: $0.triggers, label: $0.label, origin: $0.origin) })
+        ControlReply(ok: true, snippets: table.map(SnippetReport.init))
       }
       return nil
     case .search:
