@@ -28,14 +28,30 @@ public final class BackgroundWork<Value>: BackgroundWorkItem {
   /// Starts `body`; where no thread can be made, runs it here and now.
   /// `notifying`: ``done`` becomes readable when it ends. `yielding`: the
   /// thread runs at the least priority, only when nothing else wants the CPU.
-  public init(notifying: Bool = false, yielding: Bool = false, _ body: @escaping () -> Value) {
+  public convenience init(notifying: Bool = false, yielding: Bool = false, _ body: @escaping () -> Value) {
+    self.init(body, notifying: notifying, yielding: yielding)
+    if !started { run() }
+  }
+
+  /// Starts `body` on a thread of its own at the ordinary priority; nil
+  /// where no thread can be made, for work that must never run on the
+  /// caller's thread (it would not return).
+  public static func onItsOwnThread(_ body: @escaping () -> Value) -> BackgroundWork? {
+    let work = BackgroundWork(body, notifying: false, yielding: false)
+    return work.started ? work : nil
+  }
+
+  /// Whether a thread runs the work.
+  private var started = false
+
+  private init(_ body: @escaping () -> Value, notifying: Bool, yielding: Bool) {
     self.body = body
     let fd = notifying ? eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK)) : -1
     done = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
     sem_init(finished, 0, 0)
     super.init()
     self.yielding = yielding
-    if !Self.start(self) { run() }
+    started = Self.start(self)
   }
 
   /// Runs `body` on a thread of its own at the least priority that nobody

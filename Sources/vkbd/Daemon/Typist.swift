@@ -49,10 +49,23 @@ final class Typist: @unchecked Sendable {
   /// allows it.
   func mayWrite(_ count: Int, at now: Int64) -> Bool { shared.withLock { $0.pacing.takeAtOnce(count, at: now) } }
 
-  /// Hands `keys` to the thread, behind those that wait.
+  /// Hands `keys` to the thread, behind those that wait. Where no thread
+  /// can be made, what waits goes out here and now, unpaced, rather than
+  /// never.
   func queue(_ keys: [OutputKey]) {
     shared.withLock { $0.pacing.append(keys) }
-    if thread == nil { thread = BackgroundWork { [self] in run() } }
+    if thread == nil { thread = BackgroundWork.onItsOwnThread { [self] in run() } }
+    guard thread != nil else {
+      logger.error("no thread could be made for the typist: its keys go out unpaced")
+      let waiting = shared.withLock { $0.pacing.all(at: monotonicMicroseconds()) }
+      do {
+        try frames.write(waiting[...], to: fd)
+      } catch {
+        logger.error("\(error)")
+      }
+      shared.withLock { $0.pacing.landed() }
+      return
+    }
     sem_post(wake)
   }
 
