@@ -1,4 +1,3 @@
-import CEvdev
 import Glibc
 import KeyboardEngine
 import LinuxSystem
@@ -100,37 +99,6 @@ final class Typist: @unchecked Sendable {
         var until = timespec(tv_sec: Int(deadline / 1_000_000), tv_nsec: Int(deadline % 1_000_000) * 1000)
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
       }
-    }
-  }
-}
-
-/// Where key events are laid out for one `write`: each in its own frame,
-/// a SYN_REPORT after it, 256 to a write.
-final class KeyFrames {
-  private let frames = UnsafeMutableBufferPointer<input_event>.allocate(capacity: 2 * 256)
-
-  init() {
-    let syn = input_event(type: UInt16(EV_SYN), code: UInt16(SYN_REPORT), value: 0)
-    for index in 0..<frames.count { frames[index] = syn }
-  }
-
-  deinit { frames.deallocate() }
-
-  /// Writes `keys` to the uinput device `fd` (uinput takes several events
-  /// per write; the kernel stamps them).
-  func write(_ keys: ArraySlice<OutputKey>, to fd: FileDescriptor) throws(SystemError) {
-    var start = keys.startIndex
-    while start < keys.endIndex {
-      let end = min(start + frames.count / 2, keys.endIndex)
-      for index in start..<end {
-        // The SYN_REPORTs in between stay where init put them.
-        frames[2 * (index - start)].type = UInt16(EV_KEY)
-        frames[2 * (index - start)].code = keys[index].code
-        frames[2 * (index - start)].value = keys[index].value.rawValue
-      }
-      let size = 2 * (end - start) * MemoryLayout<input_event>.stride
-      try writeFully(fd, UnsafeRawBufferPointer(start: frames.baseAddress, count: size), to: VirtualKeyboard.name)
-      start = end
     }
   }
 }
