@@ -57,34 +57,12 @@ final class UserSnippets: Pollable {
       schedule(after: Self.lookInterval)
       return
     }
-    var files: [SnippetFile] = []
-    try? inotify?.watch(directory)
-    walk(directory + "/match", into: &files)
-    walk(directory + "/config", into: &files, deep: false)
-    sent = true
-    onFiles(files, directory)
-  }
-
-  /// Reads the match files under `path` (those named `_…` too: they are
-  /// imported), watching every directory.
-  private func walk(_ path: String, into files: inout [SnippetFile], deep: Bool = true) {
-    guard let names = Files.names(in: path) else { return }
-    try? inotify?.watch(path)
-    for name in names where !name.hasPrefix(".") {
-      let child = path + "/" + name
-      switch Files.kind(of: child) {
-      case .directory?:
-        if deep { walk(child, into: &files) }
-      case .file? where name.hasSuffix(".yml") || name.hasSuffix(".yaml"):
-        guard files.count < AgentProtocol.maximumSnippetFiles else { return }
-        guard let text = try? Files.readText(child, limit: AgentProtocol.maximumValueMessage / 2) else {
-          logger.notice("a match file is too big, unreadable or not UTF-8; not sent", metadata: ["file": "\(child)"])
-          continue
-        }
-        files.append(SnippetFile(path: child, text: text))
-      default:
-        break
-      }
+    let found = EspansoFiles(reading: directory)
+    for watched in found.directories { try? inotify?.watch(watched) }
+    for (path, reason) in found.leftOut {
+      logger.notice("a match file is not sent: \(reason)", metadata: ["file": "\(path)"])
     }
+    sent = true
+    onFiles(found.files, directory)
   }
 }

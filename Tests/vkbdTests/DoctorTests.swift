@@ -9,7 +9,31 @@ import Testing
   func diagnosis(uinput: String = "/dev/null", socket: String = "/nonexistent/vkbd.sock") -> Diagnosis {
     var diagnosis = Diagnosis(socket: socket, configPath: nil)
     diagnosis.uinput = uinput
+    diagnosis.userDirectory = "/nonexistent/espanso"
     return diagnosis
+  }
+
+  @Test func theUsersOwnFilesAreCheckedAsTheirAgentSendsThem() throws {
+    let directory = NSTemporaryDirectory() + "doctor-espanso-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    var doctor = diagnosis()
+    doctor.userDirectory = directory
+    let none = doctor.userSnippetsCheck()
+    #expect(none.result == .ok && none.detail.hasSuffix("go in \(directory)/match (the session agent loads them)"))
+    try FileManager.default.createDirectory(atPath: directory + "/match", withIntermediateDirectories: true)
+    try "matches:\n  - trigger: ':hi'\n    replace: hello\n".write(
+      toFile: directory + "/match/base.yml", atomically: true, encoding: .utf8)
+    let good = doctor.userSnippetsCheck()
+    #expect(good.result == .ok && good.detail == "\(directory): 1 snippet, 1 match file")
+    try "matches:\n  - trigger: ':f'\n    form: 'Hi [[name]]'\n".write(
+      toFile: directory + "/match/form.yml", atomically: true, encoding: .utf8)
+    doctor.dialogProgram = nil
+    #expect(doctor.userSnippetsCheck().detail.contains("with a form or a choice, and no dialog program"))
+    try "matches:\n  - trigger: ':bad'\n".write(toFile: directory + "/match/bad.yml", atomically: true, encoding: .utf8)
+    let bad = doctor.userSnippetsCheck()
+    #expect(bad.result == .fail && bad.detail.hasPrefix("1 error in your match files, first \(directory)/match/bad.yml:2"))
+    doctor.userDirectory = nil
+    #expect(doctor.userSnippetsCheck().result == .skip)
   }
 
   @Test func uinputMustBeACharacterDevice() throws {
@@ -30,7 +54,8 @@ import Testing
     var checks = doctor.run()
     #expect(
       checks.map(\.name) == [
-        "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "spelling", "control socket",
+        "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "snippets", "spelling",
+        "control socket",
       ])
     // Nothing installed: no unit to start, and the parts are missing.
     #expect(checks[1].result == .fail && checks[1].fix?.contains("vkbd.service is not installed") == true)
@@ -70,6 +95,7 @@ import Testing
         - {trigger: ";plain", replace: plain}
       """.write(toFile: config, atomically: true, encoding: .utf8)
     var doctor = Diagnosis(socket: "/nonexistent/vkbd.sock", configPath: config)
+    doctor.userDirectory = nil
     doctor.dialogProgram = nil
     let missing = doctor.configCheck()
     #expect(missing.result == .fail && missing.detail == "2 snippets with a form or a choice, and no dialog program (zenity) on PATH")
@@ -82,6 +108,7 @@ import Testing
     let config = NSTemporaryDirectory() + "doctor-spelling-\(getpid()).yaml"
     defer { unlink(config) }
     var doctor = Diagnosis(socket: "/nonexistent/vkbd.sock", configPath: config)
+    doctor.userDirectory = nil
     try "autocorrect_languages: [en_US, de_DE]\n".write(toFile: config, atomically: true, encoding: .utf8)
     #expect(doctor.spellingCheck() == .ok("spelling", "autocorrect with en_US, de_DE (/usr/share/hunspell)"))
     doctor.dictionaryDirectory = "/nonexistent"

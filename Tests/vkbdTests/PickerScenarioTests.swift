@@ -172,27 +172,26 @@ import Testing
   }
 }
 
-/// A user's espanso search bar settings (config/default.yml) open vkbd's
-/// picker: `search_shortcut` where vkbd.yaml names no shortcut, and
-/// `search_trigger` typed anywhere.
+/// A user's espanso settings (config/default.yml): the search bar's open
+/// vkbd's picker (`search_shortcut` where vkbd.yaml names no shortcut, and
+/// `search_trigger` typed anywhere), `undo_backspace: false` is honoured,
+/// and every other key is named with file:line and why.
 @Suite struct EspansoSearchSettingsTests {
   static let root = "/home/ada/.config/espanso"
 
-  static func search(_ defaults: String) -> (EspansoConfig.Search, [ConfigProblem]) {
-    EspansoConfig.search(in: SentFiles(files: [root + "/config/default.yml": defaults]), root: root)
+  static func search(_ defaults: String) -> (EspansoConfig.Settings, [ConfigProblem]) {
+    EspansoConfig.settings(in: SentFiles(files: [root + "/config/default.yml": defaults]), root: root)
   }
 
   @Test func theShortcutAndTheTriggerAreRead() throws {
-    let (search, problems) = Self.search(
-      "toggle_key: ALT\nsearch_shortcut: CTRL+SHIFT+SPACE\nsearch_trigger: \":srch\"\n")
+    let (search, problems) = Self.search("search_shortcut: CTRL+SHIFT+SPACE\nsearch_trigger: \":srch\"\n")
     #expect(problems.isEmpty)
     #expect(search.shortcut == .some(Shortcut(key: UInt16(KEY_SPACE), modifiers: [.control, .shift])))
     let trigger = try #require(search.trigger)
     #expect(trigger.triggers == [":srch"] && trigger.opensSearch)
-    #expect(trigger.origin == Self.root + "/config/default.yml:3")
+    #expect(trigger.origin == Self.root + "/config/default.yml:2")
     #expect(Self.search("search_shortcut: off\n").0.shortcut == .some(nil))
     #expect(Self.search("search_trigger: off\n").0.trigger == nil)
-    #expect(Self.search("backend: clipboard\n").0 == EspansoConfig.Search())
     let (bad, badProblems) = Self.search("search_shortcut: ALT+NOPE\n")
     #expect(bad.shortcut == nil)
     #expect(
@@ -200,6 +199,44 @@ import Testing
         "\(Self.root)/config/default.yml:1:18: search_shortcut: "
           + "unknown key name 'NOPE' in 'ALT+NOPE' (\(KeyNames.grammar))"
       ])
+  }
+
+  @Test func everyKeyNotHonouredIsNamedWithItsLineAndWhy() {
+    let (settings, problems) = Self.search(
+      "toggle_key: ALT\nbackend: Clipboard\nbackspace_limit: 3\nsearch_shortcut: ALT+SPACE\nshow_icon: false\n"
+        + "excludes: [\"../match/x.yml\"]\nno_such_key: 1\n")
+    #expect(settings.shortcut == .some(Shortcut(key: UInt16(KEY_SPACE), modifiers: .alt)))
+    let file = Self.root + "/config/default.yml"
+    #expect(
+      problems.map { "\($0.file):\($0.line):\($0.kind)" } == [
+        "\(file):1:unsupported", "\(file):2:unsupported", "\(file):3:unsupported", "\(file):5:unsupported",
+        "\(file):6:unsupported", "\(file):7:unknownKey",
+      ])
+    #expect(problems[0].message.hasPrefix("toggle_key is espanso's and not vkbd's: vkbd's toggle_key"))
+    #expect(problems[1].message.contains("virtual keyboard"))
+    #expect(problems[5].message == "no_such_key: not a key of espanso's config that vkbd knows; ignored")
+  }
+
+  @Test func undoBackspaceFalseTurnsItOffForTheUserAndTrueCannotTurnItOn() throws {
+    let us = "layout:\n  layout: us\n"
+    let on = try ConfigLoader.parse(us, file: "c.yaml")
+    let off = try ConfigLoader.parse(us + "undo_backspace: false\n", file: "c.yaml")
+    let userOff = Self.search("undo_backspace: false\n").0
+    let userOn = Self.search("undo_backspace: true\n").0
+    #expect(on.engine(with: userOff).expansion.undoBackspace == false)
+    #expect(on.engine(with: userOn).expansion.undoBackspace == true)
+    #expect(off.engine(with: userOn).expansion.undoBackspace == false)
+    // Typed through the engine: Backspace after ;shrug's expansion is a
+    // Backspace for that user, an undo for the others.
+    let script = "type ;shrug\ntap backspace"
+    for (settings, text) in [(userOff, "¯\\_(ツ)_/"), (userOn, ";shrug")] {
+      let configuration = try ConfigLoader.parse(
+        us + "matches:\n  - trigger: \";shrug\"\n    replace: '¯\\_(ツ)_/¯'\n", file: "c.yaml")
+      let result = try SimulationResult(
+        script: script, layout: Simulation.layout("us"), configuration: configuration.engine(with: settings),
+        snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps)
+      #expect(result.text == text)
+    }
   }
 
   @Test func theTriggerGoesAndThePickerOpensOnEverySnippetButItself() throws {
@@ -227,9 +264,10 @@ import Testing
     let plainConfiguration = try ConfigLoader.parse(us, file: "c.yaml")
     #expect(!plainConfiguration.pickerShortcutWritten)
     let logger = Logger(label: "test")
-    let engine = try Daemon.makeEngine(written, search: search, logger: logger)
+    let user = UserSnippets(settings: search)
+    let engine = try Daemon.makeEngine(written, user: user, logger: logger)
     #expect(engine.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_P), modifiers: .alt))
-    let plain = try Daemon.makeEngine(plainConfiguration, search: search, logger: logger)
+    let plain = try Daemon.makeEngine(plainConfiguration, user: user, logger: logger)
     #expect(plain.configuration.pickerShortcut == Shortcut(key: UInt16(KEY_SPACE), modifiers: .control))
   }
 }

@@ -53,14 +53,17 @@ enum VKBDBinary {
   }
 
   /// Runs `vkbd` with `arguments`, `input` on stdin and `environment`
-  /// over the test's own.
+  /// over the test's own, in which the espanso files of whoever runs the
+  /// tests are not there (unless `environment` says where they are).
   static func run(_ arguments: [String], input: String = "", environment: [String: String] = [:]) throws -> (
     status: Int32, output: String, error: String
   ) {
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.environment = ProcessInfo.processInfo.environment.merging(
+      ["XDG_CONFIG_HOME": "/nonexistent"].merging(environment) { $1 }
+    ) { $1 }
     let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
     process.standardInput = stdin
     process.standardOutput = stdout

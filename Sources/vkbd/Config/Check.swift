@@ -17,7 +17,10 @@ extension VKBD {
         an error in a match file leaves out that match (a file that is not YAML, that \
         file), and the rest loads. A file someone other than root could edit (owned by \
         another user, or writable by others) is an error: the daemon, which runs as root, \
-        refuses it whoever runs the check. Warnings (matches skipped because vkbd does not \
+        refuses it whoever runs the check. Your own espanso files ($XDG_CONFIG_HOME/espanso, \
+        else ~/.config/espanso: match/ and config/) are read as your session agent sends them \
+        to the daemon and checked with the rest; --no-user leaves them out, --no-system the \
+        config's own snippets. Warnings (matches skipped because vkbd does not \
         support their kind, keys ignored) do not fail the check. A trigger that several \
         matches share is no mistake: typing it opens the picker on them, as espanso's menu does.
         """
@@ -25,9 +28,11 @@ extension VKBD {
 
     @Option(name: .long, help: ArgumentHelp("Check FILE instead of \(ConfigLoader.defaultPath).", valueName: "file"))
     var config: String?
+    @OptionGroup var user: UserFilesOptions
 
     func run() throws {
-      let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
+      let configuration = try ConfigLoader.loadReporting(
+        path: config, fallback: .daemonFile, joining: user, command: "check")
       let names: LayoutNames
       do {
         names = try configuration.makeLayout().names
@@ -42,15 +47,16 @@ extension VKBD {
       for problem in refused { printError(problem.description) }
       if !refused.isEmpty { printError("  → \(Configuration.othersCouldEditFix)") }
       let errors = configuration.snippetProblems + refused
-      let files = configuration.snippetFiles.count
+      let files = configuration.snippetFiles.count + configuration.userFiles.count
       let regexes = configuration.snippets.indices.count { configuration.snippets.flags(at: $0).contains(.regex) }
       let shared = matcher.sharedTriggerCount
       print(
         "\(configuration.source): \(!refused.isEmpty ? "refused by the daemon" : errors.isEmpty ? "good" : "loaded in part"): "
           + "layout \(names), "
           + "\(plural(configuration.snippets.count, "snippet"))\(regexes > 0 ? " (\(regexes) regex)" : ""),"
-          + " \(files) match file\(files == 1 ? "" : "s")"
-          + (shared > 0 ? ", \(shared) trigger\(shared == 1 ? "" : "s") shared (offered in the picker)" : ""))
+          + " \(plural(files, "match file"))"
+          + (configuration.userFiles.isEmpty ? "" : " (\(configuration.userFiles.count) of them yours)")
+          + (shared > 0 ? ", \(plural(shared, "trigger")) shared (offered in the picker)" : ""))
       if !errors.isEmpty { print(Self.summary(errors, noun: "error")) }
       if !warnings.isEmpty { print(Self.summary(warnings, noun: "warning")) }
       if !errors.isEmpty { throw SysExit.config }
@@ -63,7 +69,7 @@ extension VKBD {
       for problem in problems { counts[problem.kind, default: 0] += 1 }
       let kinds = ConfigProblem.Kind.allCases.filter { counts[$0] != nil }.sorted { counts[$0]! > counts[$1]! }
       let parts = kinds.map { "\(counts[$0]!) \($0.rawValue)" }
-      return "\(problems.count) \(noun)\(problems.count == 1 ? "" : "s"): \(parts.joined(separator: ", "))"
+      return "\(plural(problems.count, noun)): \(parts.joined(separator: ", "))"
     }
   }
 }

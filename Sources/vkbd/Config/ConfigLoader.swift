@@ -64,17 +64,22 @@ enum ConfigLoader {
     return embeddedDefault()
   }
 
-  /// The config for a command: from `path`, else the fallback. Prints the
-  /// match files' problems and the warnings; prints every problem of the
-  /// config file itself and exits 78 (EX_CONFIG) when there are any.
-  static func loadReporting(path: String?, fallback: Fallback) throws -> Configuration {
-    let configuration: Configuration
+  /// The config for a command: from `path`, else the fallback, joined
+  /// with the espanso files of the user who runs `command` as `user`
+  /// chooses. Prints the match files' problems and the warnings; prints
+  /// every problem of the config file itself and exits 78 (EX_CONFIG) when
+  /// there are any.
+  static func loadReporting(
+    path: String?, fallback: Fallback, joining user: UserFilesOptions? = nil, command: String = ""
+  ) throws -> Configuration {
+    var configuration: Configuration
     do {
       configuration = try load(path: path, fallback: fallback)
     } catch {
       for problem in error.problems { printError(problem.description) }
       throw SysExit.config
     }
+    if let user { configuration = user.join(configuration, command: command) }
     for problem in configuration.snippetProblems { printError(problem.description) }
     for warning in configuration.warnings { printError("warning: \(warning)") }
     return configuration

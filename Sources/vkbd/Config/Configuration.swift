@@ -20,6 +20,9 @@ struct Configuration {
   var snippets = SnippetTable()
   /// The match files read.
   var snippetFiles: [String] = []
+  /// The user's own espanso match files joined (``joined(with:)``): their
+  /// agent reads them, not the daemon.
+  var userFiles: [String] = []
   /// The spelling dictionaries autocorrect uses, by name (`en_US`); nil:
   /// (or empty) chosen from the locale and the layout (``Dictionaries``).
   var autocorrectLanguages: [String]?

@@ -6,7 +6,7 @@ import KeyboardEngine
 /// there, as espanso is off; with its own match set (`includes`,
 /// `excludes`…) the user's match files outside it do not fire there.
 enum EspansoConfig {
-  /// The keys of a match set of its own. espanso's many other keys
+  /// The keys of a match set of its own. An app config's other keys
   /// (backend, toggle_key…) are not vkbd's concern and are passed over.
   static let matchSetKeys = ["includes", "excludes", "extra_includes", "extra_excludes", "use_standard_includes"]
 
@@ -100,43 +100,98 @@ enum EspansoConfig {
 }
 
 extension EspansoConfig {
-  /// espanso's search bar settings, in `config/default.yml`.
-  struct Search: Equatable {
+  /// The settings of a user's espanso config (`config/default.yml`) that
+  /// vkbd honours for that user.
+  struct Settings: Equatable {
     /// `search_shortcut`: nil when the file does not set it; `.some(nil)`: `off`.
+    /// It opens vkbd's picker, which stands in for espanso's search bar.
     var shortcut: Shortcut??
     /// `search_trigger`, as a snippet that opens the picker.
     var trigger: Snippet?
+    /// `undo_backspace: false`: Backspace right after an expansion is only
+    /// a Backspace for this user (`true` changes nothing: vkbd.yaml's
+    /// `undo_backspace: false` is the system's choice).
+    var undoBackspace = true
 
-    static func == (left: Search, right: Search) -> Bool {
+    static func == (left: Settings, right: Settings) -> Bool {
       left.shortcut == right.shortcut && left.trigger?.triggers == right.trigger?.triggers
+        && left.undoBackspace == right.undoBackspace
     }
   }
 
-  /// The search settings of the user's espanso config: its search bar's
-  /// shortcut and trigger open vkbd's picker, which stands in for it.
-  static func search(in files: some MatchFileSource, root: String) -> (Search, [ConfigProblem]) {
-    var search = Search()
+  /// espanso's keys of `config/default.yml` that vkbd does not take over,
+  /// each with why or where vkbd's own setting is. A file's other keys are
+  /// warned of as unknown.
+  static let keysNotTaken: [String: String] = {
+    var keys: [String: String] = [
+      "toggle_key":
+        "vkbd's toggle_key in /etc/vkbd/config.yaml is a chord (rightctrl+pause), not a modifier's double tap",
+      "backspace_limit": "vkbd follows Backspace in a trigger to any length",
+      "word_separators": "vkbd ends words at any character that is not a letter, digit or apostrophe",
+      "show_notifications": "vkbd's notifications: in /etc/vkbd/config.yaml",
+      "show_icon": "vkbd-agent --no-status-icon",
+      "keyboard_layout": "vkbd follows the desktop's layout, or layout: in /etc/vkbd/config.yaml",
+      "enable": "vkbd pause (or toggle_key) turns vkbd off",
+      "label": "vkbd names a config by its file",
+      "max_form_width": "vkbd's forms are drawn by the dialog program at their own size",
+      "max_form_height": "vkbd's forms are drawn by the dialog program at their own size",
+      "filter_class": "an app filter belongs in a config of its own in config/, not in default.yml",
+      "filter_title": "an app filter belongs in a config of its own in config/, not in default.yml",
+      "filter_exec": "an app filter belongs in a config of its own in config/, not in default.yml",
+      "filter_os": "an app filter belongs in a config of its own in config/, not in default.yml",
+    ]
+    for key in matchSetKeys { keys[key] = "vkbd loads every match file under match/ (but for _ ones, imported)" }
+    // How espanso itself types and pastes: vkbd types through its own
+    // virtual keyboard and pastes through the session agent.
+    for key in [
+      "backend", "clipboard_threshold", "paste_shortcut", "paste_shortcut_event_delay", "pre_paste_delay",
+      "restore_clipboard_delay", "preserve_clipboard", "inject_delay", "key_delay", "evdev_modifier_delay",
+      "disable_x11_fast_inject", "x11_use_xclip_backend", "x11_use_xdotool_backend", "auto_restart",
+      "apply_patch", "secure_input_notification", "max_regex_buffer_size", "emulate_alt_codes",
+      "post_form_delay", "post_search_delay", "win32_exclude_orphan_events",
+      "win32_keyboard_layout_cache_interval", "keyboard_layout_cache_interval",
+    ] {
+      keys[key] = "espanso's own typing; vkbd types through its virtual keyboard"
+    }
+    return keys
+  }()
+
+  /// The settings of the user's espanso config, with a warning at
+  /// file:line for every key vkbd does not honour.
+  static func settings(in files: some MatchFileSource, root: String) -> (Settings, [ConfigProblem]) {
+    var settings = Settings()
     var reader = YAMLReader(file: root + "/config/default.yml")
     guard let text = try? files.read(reader.file), let node = reader.compose(text),
       case .mapping(let mapping) = node.content
-    else { return (search, reader.problems) }
+    else { return (settings, reader.problems) }
     for (key, value) in mapping {
-      guard case .scalar(let name, _) = key.content, name == "search_shortcut" || name == "search_trigger",
-        let setting = reader.string(value, key: name)
-      else { continue }
-      if name == "search_shortcut" {
+      guard case .scalar(let name, _) = key.content else { continue }
+      switch name {
+      case "search_shortcut":
+        guard let setting = reader.string(value, key: name) else { continue }
         do {
-          search.shortcut = .some(try KeyNames.shortcut(setting))
+          settings.shortcut = .some(try KeyNames.shortcut(setting))
         } catch {
           reader.warn("search_shortcut: \(error.message)", at: value, kind: .unsupported)
         }
-      } else if !setting.isEmpty && setting.lowercased() != "off" {
-        var snippet = Snippet(trigger: setting, replace: "", origin: "\(reader.file):\(value.line)")
-        snippet.opensSearch = true
-        search.trigger = snippet
+      case "search_trigger":
+        guard let setting = reader.string(value, key: name) else { continue }
+        if !setting.isEmpty && setting.lowercased() != "off" {
+          var snippet = Snippet(trigger: setting, replace: "", origin: "\(reader.file):\(value.line)")
+          snippet.opensSearch = true
+          settings.trigger = snippet
+        }
+      case "undo_backspace":
+        settings.undoBackspace = reader.bool(value, key: name) ?? true
+      default:
+        if let why = keysNotTaken[name] {
+          reader.warn("\(name) is espanso's and not vkbd's: \(why)", at: key, kind: .unsupported)
+        } else {
+          reader.warn("\(name): not a key of espanso's config that vkbd knows; ignored", at: key, kind: .unknownKey)
+        }
       }
     }
-    return (search, reader.problems + reader.warnings)
+    return (settings, reader.problems + reader.warnings)
   }
 }
 

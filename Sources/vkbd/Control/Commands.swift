@@ -124,8 +124,8 @@ extension VKBD {
       abstract: "List the loaded snippets: triggers, label, and where each is defined.",
       discussion: """
         Without --config it asks the running daemon (every snippet it has, the user's own \
-        included); with --config it reads that config and its match files, as vkbd check \
-        does, and needs no daemon.
+        included); with --config it reads that config and its match files, and your own \
+        espanso files (unless --no-user), as vkbd check does, and needs no daemon.
         """)
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -133,7 +133,7 @@ extension VKBD {
 
     func run() throws {
       let snippets =
-        try offline.snippets()?.map(SnippetReport.init)
+        try offline.snippets(command: "snippets")?.map(SnippetReport.init)
         ?? client.ask(ControlRequest(command: .snippets)).snippets ?? []
       output.print(snippets) { Report.snippets(snippets) }
     }
@@ -145,7 +145,7 @@ extension VKBD {
       abstract: "Print what a trigger would type now, without typing it.",
       discussion: """
         Without --config it asks the running daemon; with --config it reads that config and \
-        its match files, and needs no daemon. Variables only the user's session can give \
+        its match files, and your own espanso files (unless --no-user), and needs no daemon. Variables only the user's session can give \
         (shell, script, clipboard, dialogs) are left empty. Exits 65 when no snippet has \
         the trigger.
         """)
@@ -155,7 +155,7 @@ extension VKBD {
 
     func run() throws {
       let expansion: String?
-      if let table = try offline.snippets() {
+      if let table = try offline.snippets(command: "expand") {
         let matcher = SnippetMatcher(table)
         expansion = matcher.snippet(forTrigger: trigger)?.preview(
           typed: trigger, now: Int64(time(nil)), nested: matcher.snippet(forTrigger:))
@@ -170,18 +170,29 @@ extension VKBD {
     }
   }
 
-  /// `--config FILE`: the snippets of a config read here, without the daemon.
+  /// `--config FILE`: the snippets of a config read here, without the
+  /// daemon, with the espanso files of the user who runs the command.
   struct OfflineConfig: ParsableArguments {
     @Option(
-      name: .long, help: ArgumentHelp("Read the snippets of config FILE, without the daemon.", valueName: "file"))
+      name: .long,
+      help: ArgumentHelp(
+        "Read the snippets of config FILE and your espanso files, without the daemon.", valueName: "file"))
     var config: String?
+    @OptionGroup var user: UserFilesOptions
 
-    /// The snippets of `--config`, as vkbd check loads them (what did not
-    /// load is said on standard error); nil without the option. Exits 78
-    /// when snippets failed and none loaded.
-    func snippets() throws -> SnippetTable? {
+    func validate() throws {
+      if config == nil && (user.noUser || user.noSystem || user.espanso != nil) {
+        throw ValidationError("--no-user, --no-system and --espanso go with --config")
+      }
+    }
+
+    /// The snippets of `--config` and the user's, as vkbd check loads them
+    /// (what did not load is said on standard error); nil without the
+    /// option. Exits 78 when snippets failed and none loaded.
+    func snippets(command: String) throws -> SnippetTable? {
       guard let config else { return nil }
-      let configuration = try ConfigLoader.loadReporting(path: config, fallback: .daemonFile)
+      let configuration = try ConfigLoader.loadReporting(
+        path: config, fallback: .daemonFile, joining: user, command: command)
       if configuration.snippets.isEmpty && !configuration.snippetProblems.isEmpty {
         printError("\(configuration.source): no snippet loaded")
         throw SysExit.config
@@ -201,7 +212,8 @@ extension VKBD {
         them: its words in any order, case and accents aside, a word matching whole, as a \
         word's start, with one typo, or with letters skipped. Without --config it asks the \
         running daemon (every snippet it has, the user's own included); with --config it \
-        reads that config and its match files, as vkbd check does, and needs no daemon: \
+        reads that config and its match files, and your own espanso files (unless \
+        --no-user), as vkbd check does, and needs no daemon: \
         what loaded is searched, what did not is said on standard error, and when no \
         snippet loaded at all it exits 78. \
         --json prints an array of objects with replace (as the file writes it), label, \
@@ -224,7 +236,7 @@ extension VKBD {
       let text = query.joined(separator: " ")
       let results: [SearchResult]
       let matched: Int
-      if let snippets = try offline.snippets() {
+      if let snippets = try offline.snippets(command: "search") {
         let found = SnippetSearch(snippets).search(text, limit: limit)
         results = found.snippets.map { SearchResult(snippets[$0]) }
         matched = found.total

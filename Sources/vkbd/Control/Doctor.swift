@@ -1,6 +1,7 @@
 import AgentProtocol
 import ArgumentParser
 import Glibc
+import KeyboardEngine
 import LinuxSystem
 import SessionWork
 
@@ -14,7 +15,8 @@ extension VKBD {
         Checks in order: the uinput module and /dev/uinput; the daemon running, and its version \
         the same as this command's; keyboards grabbed; the virtual keyboard marked by udev \
         (70-vkbd.rules) and by libinput (50-vkbd.quirks); the active user's session agent \
-        connected; the config and its snippet files (as vkbd check); autocorrect's dictionaries \
+        connected; the config and its snippet files (as vkbd check); your own espanso files \
+        (as your session agent sends them; --no-user leaves them out); autocorrect's dictionaries \
         installed; the control socket's \
         permissions. A check that needs what this user may not read (the daemon's socket, \
         the device nodes) is skipped, and said so. Exits 0 when no check failed, 1 otherwise.
@@ -23,9 +25,13 @@ extension VKBD {
     @OptionGroup var output: JSONOption
     @Option(name: .long, help: ArgumentHelp("Check FILE instead of \(ConfigLoader.defaultPath).", valueName: "file"))
     var config: String?
+    @Flag(name: .customLong("no-user"), help: "Leave out your own espanso files.")
+    var noUser = false
 
     func run() throws {
-      let checks = Diagnosis(socket: client.socket, configPath: config).run()
+      var diagnosis = Diagnosis(socket: client.socket, configPath: config)
+      if noUser { diagnosis.userDirectory = nil }
+      let checks = diagnosis.run()
       output.print(checks) { Report.doctor(checks) }
       if checks.contains(where: { $0.result == .fail }) { throw ExitCode(1) }
     }
@@ -62,6 +68,8 @@ struct Diagnosis {
   var root = ""
   /// The program the session agent shows dialogs with, if there is one.
   var dialogProgram = Programs.dialogProgram
+  /// The espanso directory of whoever runs `doctor` (nil: left out).
+  var userDirectory: String? = Programs.espansoDirectory
 
   /// A part `make install` or the .deb puts in place, checked on disk when
   /// no daemon runs to show it at work: where it may be.
@@ -125,6 +133,7 @@ struct Diagnosis {
       checks.append(agentCheck(status!))
     }
     checks.append(configCheck())
+    checks.append(userSnippetsCheck())
     checks.append(spellingCheck())
     checks.append(socketCheck())
     return checks
@@ -279,35 +288,62 @@ struct Diagnosis {
           "config", "\(plural(refused.count, "file")) the daemon refuses, first \(first)",
           fix: Configuration.othersCouldEditFix)
       }
-      if let first = configuration.snippetProblems.first {
-        return .fail(
-          "config", "\(plural(configuration.snippetProblems.count, "error")) in match files, first \(first)",
-          fix: "vkbd check lists them all; the rest of the snippets load")
-      }
-      let dialogs = configuration.snippets.indices.count { index in
-        configuration.snippets.flags(at: index).contains(.whole)
-          && configuration.snippets[index].variables.contains {
-            switch $0.kind {
-            case .session(.form), .session(.choice): true
-            default: false
-            }
-          }
-      }
-      if dialogs > 0 && dialogProgram == nil {
-        return .fail(
-          "config", "\(plural(dialogs, "snippet")) with a form or a choice, and no dialog program (zenity) on PATH",
-          fix: "apt install zenity: the session agent shows those dialogs with it, and without it they leave"
-            + " their trigger as typed")
-      }
-      return .ok(
-        "config",
-        "\(path): \(plural(configuration.snippets.count, "snippet")), \(plural(configuration.snippetFiles.count, "match file"))"
-      )
+      return matchFilesCheck(
+        "config", configuration.snippets, errors: configuration.snippetProblems, in: "match files",
+        found: "\(path): \(plural(configuration.snippets.count, "snippet")), "
+          + plural(configuration.snippetFiles.count, "match file"))
     } catch {
       return .fail(
         "config", "\(plural(error.problems.count, "problem")), first \(error.problems[0])",
         fix: "vkbd check lists them all; the daemon keeps the config it has until the file is fixed")
     }
+  }
+
+  /// The user's own espanso files, read and parsed as their session agent
+  /// and the daemon do.
+  func userSnippetsCheck() -> DoctorCheck {
+    guard let directory = userDirectory else { return .skip("snippets", "your espanso files are left out") }
+    guard Files.kind(of: directory) == .directory else {
+      return .ok("snippets", "none of yours: your own snippets go in \(directory)/match (the session agent loads them)")
+    }
+    let (user, errors, _) = UserSnippets.read(directory: directory)
+    return matchFilesCheck(
+      "snippets", user.snippets, errors: errors, in: "your match files",
+      found: "\(directory): \(plural(user.snippets.count, "snippet")), \(plural(user.files.count, "match file"))"
+        + (user.rules.isEmpty ? "" : ", \(plural(user.rules.count, "app config"))"))
+  }
+
+  /// What match files give: a failure at the first error in them (`files`
+  /// says whose), or where snippets have a form or a choice and no dialog
+  /// program can show them; else `found`.
+  func matchFilesCheck(
+    _ check: String, _ snippets: SnippetTable, errors: [ConfigProblem], in files: String, found: String
+  ) -> DoctorCheck {
+    if let first = errors.first {
+      return .fail(
+        check, "\(plural(errors.count, "error")) in \(files), first \(first)",
+        fix: "vkbd check lists them all; the rest of the snippets load")
+    }
+    return dialogCheck(check, snippets) ?? .ok(check, found)
+  }
+
+  /// A failure when `snippets` have a form or a choice and no dialog
+  /// program can show them.
+  func dialogCheck(_ check: String, _ snippets: SnippetTable) -> DoctorCheck? {
+    let dialogs = snippets.indices.count { index in
+      snippets.flags(at: index).contains(.whole)
+        && snippets[index].variables.contains {
+          switch $0.kind {
+          case .session(.form), .session(.choice): true
+          default: false
+          }
+        }
+    }
+    guard dialogs > 0 && dialogProgram == nil else { return nil }
+    return .fail(
+      check, "\(plural(dialogs, "snippet")) with a form or a choice, and no dialog program (zenity) on PATH",
+      fix: "apt install zenity: the session agent shows those dialogs with it, and without it they leave"
+        + " their trigger as typed")
   }
 
   /// The dictionaries autocorrect would use, installed or not.

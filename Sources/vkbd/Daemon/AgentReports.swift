@@ -34,7 +34,7 @@ extension Daemon {
     self.agents = agents
     agents.onFocus = { [unowned self] report in focusChanged(report) }
     agents.onField = { [unowned self] report in
-      context.update(report, rules: appRules, global: configuration.engine, engine: engine)
+      context.update(report, rules: appRules, global: globalSettings, engine: engine)
       loadDictionaries()
     }
     agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
@@ -92,7 +92,7 @@ extension Daemon {
   /// rule for the window, over the global settings, goes to the engine.
   private func focusChanged(_ report: FocusReport?) {
     if context.moves(to: report) { closePicker() }
-    context.update(report, rules: appRules, global: configuration.engine, engine: engine)
+    context.update(report, rules: appRules, global: globalSettings, engine: engine)
     loadDictionaries()
     // The app id and the rule, never the title.
     logger.debug(

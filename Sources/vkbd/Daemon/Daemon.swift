@@ -45,6 +45,9 @@ final class Daemon {
   var user = UserSnippets()
   /// The rules in force: the config's, the user's, the built-in ones.
   var appRules: AppRules { configuration.apps.adding(user.rules) }
+  /// What the engine does where no app rule says otherwise: the config's
+  /// settings with those the active user's espanso config may choose.
+  var globalSettings: EngineConfiguration { configuration.engine(with: user.settings) }
   /// Loads the config and the user's snippets away from the keys.
   let loader: EngineLoader
   /// The layout the config names, or the system's: the engine's when no
@@ -115,7 +118,7 @@ final class Daemon {
     try loop.watch(signals.fd) { [unowned self] _ in signalsCame() }
     try loop.watch(keyboard.fd) { [unowned self] _ in ledsChanged() }
     desktop.defaultLocale = configuredLayout.names.locale
-    context.apply(rules: appRules, global: configuration.engine, to: engine)  // no agent has reported yet
+    context.apply(rules: appRules, global: globalSettings, to: engine)  // no agent has reported yet
     try startAgents()
     askSession(from: engine)
     shareSpelling(with: engine)

@@ -3,42 +3,6 @@ import KeyboardEngine
 import LinuxSystem
 import Logging
 
-/// The active user's own snippets, parsed from the match files their agent
-/// sent, with the app rules and search settings of their espanso config.
-struct UserSnippets {
-  var snippets = SnippetTable()
-  var rules: [AppRule] = []
-  var search = EspansoConfig.Search()
-  /// Whose they are, and what they came from (for the log).
-  var uid: uid_t = 0
-  var fileCount = 0
-
-  var isEmpty: Bool { snippets.isEmpty && rules.isEmpty && search == EspansoConfig.Search() }
-
-  /// The match files a session agent sent, as the daemon has them.
-  struct Sent {
-    var files: [String: String]
-    var directory: String
-    var uid: uid_t
-  }
-
-  /// Parses what an agent sent, with the limits and checks of the config's
-  /// own match files; problems leave out what they are in.
-  static func parse(_ sent: Sent) -> (UserSnippets, problems: [ConfigProblem]) {
-    let files = SentFiles(files: sent.files)
-    let root = MatchPaths.normalized(sent.directory)
-    var loader = SnippetLoader(source: files)
-    loader.load(directory: root + "/match")
-    loader.finish()
-    let (rules, skipped) = EspansoConfig.rules(in: files, root: root)
-    let (search, searchProblems) = EspansoConfig.search(in: files, root: root)
-    var user = UserSnippets(
-      snippets: loader.snippets, rules: rules, search: search, uid: sent.uid, fileCount: loader.files.count)
-    if let trigger = search.trigger { user.snippets = user.snippets + SnippetTable([trigger]) }
-    return (user, loader.problems + loader.warnings + skipped + searchProblems)
-  }
-}
-
 /// Loads the config and the user's snippets and builds their engine on a
 /// thread at the least priority (DESIGN 4): the loop only swaps the
 /// finished engine in, so a load of the whole espanso hub costs no key
@@ -163,9 +127,9 @@ final class EngineLoader {
     }
     var user = job.user
     if let sent = job.request.userFiles {
-      let parsed = sent.map(UserSnippets.parse) ?? (UserSnippets(), [])
-      user = parsed.0
-      outcome.user = parsed
+      let (parsed, errors, warnings) = sent.map(UserSnippets.parse) ?? (UserSnippets(), [], [])
+      user = parsed
+      outcome.user = (parsed, errors + warnings)
     }
     // A new config, or user snippets that are not none again, make an engine.
     let userChanged = outcome.user != nil && !(user.isEmpty && job.user.isEmpty)
@@ -182,7 +146,7 @@ final class EngineLoader {
     Engine, SystemError
   > {
     Result { () throws(SystemError) in
-      try Daemon.makeEngine(configuration, userSnippets: user.snippets, search: user.search, logger: logger)
+      try Daemon.makeEngine(configuration, user: user, logger: logger)
     }
   }
 }

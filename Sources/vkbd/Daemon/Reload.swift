@@ -13,8 +13,7 @@ extension Daemon {
   /// its trie, and the picker's index (built beside the trie, on a core of
   /// its own). It runs on a load's thread, or at start before any key.
   static func makeEngine(
-    _ configuration: Configuration, userSnippets: SnippetTable = SnippetTable(), search: EspansoConfig.Search = .init(),
-    logger: Logger
+    _ configuration: Configuration, user: UserSnippets = UserSnippets(), logger: Logger
   ) throws(SystemError) -> Engine {
     let layout: Layout
     do {
@@ -22,23 +21,19 @@ extension Daemon {
     } catch {
       throw SystemError("compile keymap", error.description, errno: .invalidArgument)
     }
-    let table = configuration.snippets + userSnippets
+    let joined = configuration.joined(with: user)
+    let table = joined.snippets
     // The picker's index and the trie read the same table: each on a core.
     let indexing = BackgroundWork { SnippetSearch(table) }
     let snippets = SnippetMatcher(table)
-    var engineConfiguration = configuration.engine
-    // espanso's search_shortcut stands where vkbd.yaml names none.
-    if !configuration.pickerShortcutWritten, let shortcut = search.shortcut {
-      engineConfiguration.pickerShortcut = shortcut
-    }
-    let engine = Engine(layout: layout, configuration: engineConfiguration, snippets: snippets)
+    let engine = Engine(layout: layout, configuration: joined.engine, snippets: snippets)
     engine.onNotice = { logger.warning("\($0)") }
     engine.prepareSearch(indexing.wait())
     logger.info(
       "engine ready",
       metadata: [
         "layout": "\(layout.names)", "snippets": "\(configuration.snippets.count)",
-        "user snippets": "\(userSnippets.count)",
+        "user snippets": "\(user.snippets.count)",
         "config": "\(configuration.source)",
       ])
     return engine
@@ -67,7 +62,7 @@ extension Daemon {
           metadata: [
             "uid": "\(parsed.uid)", "snippets": "\(parsed.snippets.count)", "files": "\(parsed.fileCount)",
             "app rules": "\(parsed.rules.count)",
-            "search shortcut": "\(parsed.search.shortcut == nil ? "-" : "espanso's")",
+            "search shortcut": "\(parsed.settings.shortcut == nil ? "-" : "espanso's")",
           ])
       }
     }
@@ -172,7 +167,7 @@ extension Daemon {
     shareSpelling(with: engine)
     configuredLayout = newEngine.layout
     desktop.defaultLocale = configuredLayout.names.locale
-    context.apply(rules: appRules, global: configuration.engine, to: engine)
+    context.apply(rules: appRules, global: globalSettings, to: engine)
     if let report = desktop.report { desktopLayoutChanged(report) }
     discard(replaced)
   }

@@ -107,8 +107,12 @@ extension VKBD {
           session_users: []                without logind: users whose agent may report
           agent_socket: /run/vkbd/agent.sock   the socket session agents connect to
 
-        Without --config the embedded default is used, with the starter snippets
-        ;date, ;time and ;shrug.
+        The config is what the daemon reads: --config FILE, else \(ConfigLoader.defaultPath),
+        else the embedded default (with the starter snippets ;date, ;time and ;shrug).
+        Your own espanso files ($XDG_CONFIG_HOME/espanso, else ~/.config/espanso) join
+        it as your session agent would send them: their snippets, their app configs
+        and the settings of config/default.yml vkbd honours. --no-user leaves them
+        out, --no-system the config's own snippets, --espanso DIR reads another.
 
         EXIT STATUS
           0 success, 64 bad arguments, 65 a bad script line, 78 a bad config file.
@@ -118,8 +122,11 @@ extension VKBD {
     @Option(name: .long, help: ArgumentHelp("Read the script from FILE instead of standard input.", valueName: "file"))
     var script: String?
 
-    @Option(name: .long, help: ArgumentHelp("Use the config FILE instead of the embedded default.", valueName: "file"))
+    @Option(
+      name: .long,
+      help: ArgumentHelp("Use the config FILE instead of \(ConfigLoader.defaultPath).", valueName: "file"))
     var config: String?
+    @OptionGroup var user: UserFilesOptions
 
     @Option(
       name: .long,
@@ -137,7 +144,8 @@ extension VKBD {
     }
 
     func run() throws {
-      var configuration = try ConfigLoader.loadReporting(path: config, fallback: .embeddedDefault)
+      var configuration = try ConfigLoader.loadReporting(
+        path: config, fallback: .daemonFile, joining: user, command: "simulate")
       let layout: Layout
       do {
         if let option = self.layout, let names = LayoutNames(parsing: option) {
