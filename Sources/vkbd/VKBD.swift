@@ -12,7 +12,7 @@ struct VKBD: ParsableCommand {
     subcommands: [
       Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
       ReleaseAll.self, Snippets.self, Expand.self, Search.self, Apps.self, Check.self, Config.self, Simulate.self,
-      Doctor.self, Words.self, Listen.self, Package.self,
+      Doctor.self, Words.self, Listen.self, Package.self, Path.self, Edit.self,
     ]
   )
 }

@@ -81,3 +81,50 @@ import Testing
     #expect(alone.status == 64 && alone.error.contains("--no-user, --no-system and --espanso go with --config"))
   }
 }
+
+/// `vkbd path` and `vkbd edit`, espanso's habits (issue 40).
+@Suite struct PathAndEditTests {
+  @Test func pathNamesEachPlaceAndOneAlone() throws {
+    let environment = ["XDG_CONFIG_HOME": "/tmp/vkbd-path-\(getpid())", "XDG_DATA_HOME": "/tmp/vkbd-data"]
+    let all = try VKBDBinary.run(["path"], environment: environment)
+    #expect(all.status == 0)
+    #expect(all.output.split(separator: "\n").map { String($0.prefix(9)) } == [
+      "config   ", "espanso  ", "match    ", "packages ", "words    ", "socket   ",
+    ])
+    #expect(all.output.contains("match    /tmp/vkbd-path-\(getpid())/espanso/match (not there yet)\n"))
+    #expect(try VKBDBinary.run(["path", "packages"], environment: environment).output
+      == "/tmp/vkbd-path-\(getpid())/espanso/match/packages\n")
+    #expect(try VKBDBinary.run(["path", "words"], environment: environment).output == "/tmp/vkbd-data/vkbd/words\n")
+    let bad = try VKBDBinary.run(["path", "home"], environment: environment)
+    #expect(bad.status == 64 && bad.error.contains("'home' is not a place: one of config, espanso"))
+  }
+
+  @Test func editOpensTheFileInTheEditorThenChecksTheUsersFiles() throws {
+    let directory = "/tmp/vkbd-edit-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    // The "editor" appends a snippet to the file it is given.
+    let adding = #"sh -c 'printf "  - {trigger: \":hi\", replace: hello}\n" >> "$0"'"#
+    let edited = try VKBDBinary.run(["edit"], environment: ["XDG_CONFIG_HOME": directory, "EDITOR": adding])
+    #expect(edited.status == 0)
+    #expect(edited.output == "\(directory)/espanso: good: 1 snippet, 1 match file; your session agent sends them to the daemon\n")
+    let text = try String(contentsOfFile: directory + "/espanso/match/base.yml", encoding: .utf8)
+    #expect(text == "matches:\n  - {trigger: \":hi\", replace: hello}\n")
+    // VISUAL comes before EDITOR, a name is a file under match/, and
+    // errors in the files fail with their line.
+    let broken = #"sh -c 'printf "matches:\n  - trigger: x\n" > "$0"'"#
+    let failed = try VKBDBinary.run(
+      ["edit", "work"], environment: ["XDG_CONFIG_HOME": directory, "VISUAL": broken, "EDITOR": "false"])
+    #expect(failed.status == 78 && failed.error.contains("\(directory)/espanso/match/work.yml:2:5"))
+    let config = try VKBDBinary.run(
+      ["edit", "config"], environment: ["XDG_CONFIG_HOME": directory, "EDITOR": "true", "VISUAL": ""])
+    // (work.yml is still broken: every file of the user is checked.)
+    #expect(config.status == 78 && access(directory + "/espanso/config/default.yml", F_OK) == 0)
+    // An editor that fails leaves the files unchecked, with its status.
+    let quit = try VKBDBinary.run(["edit"], environment: ["XDG_CONFIG_HOME": directory, "EDITOR": "exit 3"])
+    #expect(quit.status == 3 && quit.error.contains("ended with status 3; not checked"))
+    let none = try VKBDBinary.run(
+      ["edit"], environment: ["XDG_CONFIG_HOME": directory, "EDITOR": "", "VISUAL": "", "PATH": "/nonexistent"])
+    #expect(none.status == 69 && none.error.contains("no editor: set VISUAL or EDITOR"))
+    #expect(try VKBDBinary.run(["edit", "../x"], environment: ["XDG_CONFIG_HOME": directory]).status == 64)
+  }
+}

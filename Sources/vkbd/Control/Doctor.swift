@@ -411,5 +411,5 @@ extension Report {
 }
 
 extension String {
-  fileprivate func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+  func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }
