@@ -8,13 +8,22 @@ struct VKBD: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "vkbd",
     abstract: "A keyboard daemon: layout-true snippets and phone-keyboard typing aids below the display server.",
-    version: VKBDVersion.current,
     subcommands: [
       Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
       ReleaseAll.self, Snippets.self, Expand.self, Search.self, Apps.self, Check.self, Config.self, Simulate.self,
       Doctor.self, Words.self, Listen.self, Package.self, Path.self, Edit.self,
     ]
   )
+
+  /// `vkbd --version`, on the command alone: the argument parser's own
+  /// would show in every subcommand's help too, beside `package install
+  /// --version`, espanso's option.
+  @Flag(name: .long, help: "Show the version.") var version = false
+
+  func run() throws {
+    guard version else { throw CleanExit.helpRequest(self) }
+    print(VKBDVersion.current)
+  }
 }
 
 /// The exit codes vkbd uses, from sysexits.h.
@@ -40,3 +49,6 @@ func warnUnderSudo(_ command: String, on path: String) {
   guard geteuid() == 0, let user = getenv("SUDO_USER").map({ String(cString: $0) }), !user.isEmpty else { return }
   printError("under sudo, vkbd \(command) works on root's \(path), not \(user)'s: run it as \(user), without sudo")
 }
+
+/// `count` and `noun`, in the plural unless `count` is 1: "1 snippet", "2 snippets".
+func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }

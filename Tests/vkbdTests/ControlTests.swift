@@ -278,6 +278,23 @@ final class ServerUnderTest: @unchecked Sendable {
     #expect(WaybarState(Self.event(.state)).text == "us")
   }
 
+  /// While the daemon is away, waybar's module reads "stopped" once, not a
+  /// line every second of the wait.
+  @Test func waybarHearsStoppedOnceWhileTheDaemonIsAway() throws {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+    // timeout's SIGTERM ends it, though the test runner gives its
+    // children every signal blocked.
+    process.arguments = ["2.5", VKBDBinary.url.path, "listen", "--waybar", "--socket", "/tmp/vkbd-nothing-here.sock"]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    let lines = text.split(separator: "\n")
+    #expect(lines == [#"{"alt":"stopped","class":"stopped","text":"","tooltip":"vkbd is not running"}"#])
+  }
+
   static func readReply(_ fd: Int32) -> ControlReply? {
     var bytes: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
@@ -376,7 +393,6 @@ final class ServerUnderTest: @unchecked Sendable {
           --socket <path>         The daemon's control socket (control_socket in the
                                   config). (default: /run/vkbd/control.sock)
           --json                  Print JSON (stable field names) instead of text.
-          --version               Show the version.
           -h, --help              Show help information.
 
 

@@ -270,7 +270,7 @@ enum Report {
     vkbd \(status.version) is \(status.state) (pid \(status.pid), up \(duration(status.uptimeSeconds)))
     config    \(status.config) (loaded \(status.configLoaded))\(reloadFailure(status.reloadProblems))
     layout    \(status.layout)\(status.layoutOrigin.map { ", from \($0)" } ?? "")
-    devices   \(status.devicesGrabbed) keyboard\(status.devicesGrabbed == 1 ? "" : "s") grabbed
+    devices   \(plural(status.devicesGrabbed, "keyboard")) grabbed
     snippets  \(status.snippets)\(status.searchIndexBytes.map { ", search index \(mebibytes($0))" } ?? "")\
     \(status.autocorrect.map { "\nspelling  \($0)" } ?? "")
 
@@ -347,7 +347,7 @@ enum Report {
     let summary =
       switch matched {
       case 0: "no snippet matches"
-      case results.count: "\(matched) matching snippet\(matched == 1 ? "" : "s")"
+      case results.count: plural(matched, "matching snippet")
       default: "\(results.count) of \(matched) matching snippets"
       }
     return table(rows) + summary + "\n"

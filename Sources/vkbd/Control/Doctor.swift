@@ -387,9 +387,6 @@ struct Diagnosis {
 
 }
 
-/// `count` and `noun`, in the plural unless `count` is 1: "1 snippet", "2 snippets".
-func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
-
 extension Report {
   /// `vkbd doctor`'s lines: the result, the check, what was found, and
   /// below a failure what to do.

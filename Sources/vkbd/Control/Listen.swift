@@ -24,9 +24,12 @@ extension VKBD {
     var waybar = false
 
     func run() throws {
+      // "stopped" is said once each time the daemon goes, not at every try.
+      var saidStopped = false
       while true {
         do {
           try ControlClient.listen(socket: client.socket) { event in
+            saidStopped = false
             emit(waybar ? ControlProtocol.encode(WaybarState(event)) : ControlProtocol.encode(event))
           }
           guard waybar else {
@@ -36,7 +39,8 @@ extension VKBD {
         } catch let unanswered as ControlClient.Unanswered {
           guard waybar, case .notRunning = unanswered else { throw client.failure(unanswered) }
         }
-        emit(ControlProtocol.encode(WaybarState.stopped))
+        if !saidStopped { emit(ControlProtocol.encode(WaybarState.stopped)) }
+        saidStopped = true
         sleep(1)
       }
     }
@@ -64,7 +68,7 @@ struct WaybarState: Codable, Equatable {
     if let app = event.app, !app.isEmpty {
       lines.append("app \(app)" + (event.rule.map { ", rule \($0)" } ?? ""))
     }
-    lines.append("\(event.agents) session agent\(event.agents == 1 ? "" : "s")")
+    lines.append(plural(event.agents, "session agent"))
     if event.event == .reloadFailed { lines.append("reload failed: \(event.problems?.first ?? "")") }
     tooltip = lines.joined(separator: "\n")
   }

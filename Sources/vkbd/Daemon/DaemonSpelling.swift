@@ -101,7 +101,7 @@ extension Daemon {
       text = "no dictionary loaded"
     }
     if !state.problems.isEmpty { text += "; \(state.problems.count) not loaded (see the log)" }
-    return text + "; \(state.learned.count) word\(state.learned.count == 1 ? "" : "s") taught"
+    return text + "; \(plural(state.learned.count, "word")) taught"
   }
 
   /// Gives a new engine the dictionaries and the user's words, and sends

@@ -82,7 +82,7 @@ extension VKBD {
         let done = try client.install(entry, into: store)
         for warning in done.warnings { printError("warning: \(warning)") }
         print(
-          "installed \(name) \(done.manifest.version) (\(done.snippets) snippet\(done.snippets == 1 ? "" : "s")) "
+          "installed \(name) \(done.manifest.version) (\(plural(done.snippets, "snippet"))) "
             + "in \(store.directory)/\(name)")
       } catch let error as PackageError {
         throw VKBD.failed("\(name) was not installed", error)
