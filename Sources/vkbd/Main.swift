@@ -13,6 +13,7 @@
       var none = sigset_t()
       sigemptyset(&none)
       sigprocmask(SIG_SETMASK, &none, nil)
+      if VKBD.printsVersion(Array(CommandLine.arguments.dropFirst())) { return }
       VKBD.main()
     }
   }

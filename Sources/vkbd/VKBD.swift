@@ -8,6 +8,7 @@ struct VKBD: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "vkbd",
     abstract: "A keyboard daemon: layout-true snippets and phone-keyboard typing aids below the display server.",
+    discussion: "vkbd --version prints the version.",
     subcommands: [
       Run.self, Status.self, Pause.self, Resume.self, Toggle.self, Reload.self, Devices.self, Stats.self,
       ReleaseAll.self, Snippets.self, Expand.self, Search.self, Apps.self, Check.self, Config.self, Simulate.self,
@@ -15,14 +16,14 @@ struct VKBD: ParsableCommand {
     ]
   )
 
-  /// `vkbd --version`, on the command alone: the argument parser's own
-  /// would show in every subcommand's help too, beside `package install
-  /// --version`, espanso's option.
-  @Flag(name: .long, help: "Show the version.") var version = false
-
-  func run() throws {
-    guard version else { throw CleanExit.helpRequest(self) }
+  /// `vkbd --version`, alone on the command line (``Main``): the argument
+  /// parser's flag would show in every subcommand's help, beside espanso's
+  /// `package install --version`, and a flag of this command's would take
+  /// that option's place.
+  static func printsVersion(_ arguments: [String]) -> Bool {
+    guard arguments == ["--version"] else { return false }
     print(VKBDVersion.current)
+    return true
   }
 }
 

@@ -96,6 +96,12 @@ class Hub(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         name = self.path.lstrip("/")
         try:
+            if name.startswith("moved.git/"):  # a repository that moved to another host
+                self.send_response(301)
+                self.send_header("Location", f"http://localhost:{self.server.server_port}/{name}")
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             if name == "package_index.json" and Hub.index_override is not None:
                 return self.send_body(Hub.index_override, "application/json")
             if name == "garbage/package_index.json":
@@ -213,7 +219,8 @@ def main():
             ("huge-sized", "larger than", 65, "a 1 GiB archive with its length"),
             ("huge-chunked", "larger than", 65, "a 1 GiB archive without a length"),
             ("broken", "broken/package.yml:4:1: YAML", 65, "a package.yml that does not load"),
-            ("impostor", "the archive holds basic-emojis", 65, "an archive of another package"),
+            ("impostor", "the package is basic-emojis 0.1.0, the index says impostor", 65,
+             "an archive of another package"),
             ("nameless", "no _manifest.yml", 65, "an archive without a manifest"),
             ("nothere", "has no package nothere", 1, "a package the hub does not have"),
         ]
@@ -264,11 +271,128 @@ def main():
         check(status == 1 and "not installed" in output, "removing what is not there says so")
         mode = stat.S_IMODE(os.stat(os.path.join(packages, "basic-emojis", "package.yml")).st_mode)
         check(mode == 0o644, f"unpacked files are 0644 ({oct(mode)})")
+        git_packages(work, vkbd, base, installed, nothing_left_over, packages)
     finally:
         server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
     print(f"{len(failures)} failed" if failures else "all passed")
     return 1 if failures else 0
+
+
+def git(directory, *arguments, **keywords):
+    return subprocess.run(["git", "-C", directory, "-c", "user.name=tests", "-c", "user.email=tests@localhost",
+                           *arguments], check=True, capture_output=True, **keywords).stdout
+
+
+def repository(path, files):
+    """A git repository at `path` holding `files` (relative path -> bytes, or
+    ("link", target) for a symbolic link), in one commit."""
+    os.makedirs(path)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    for name, data in files.items():
+        target = os.path.join(path, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if isinstance(data, tuple):
+            os.symlink(data[1], target)
+        else:
+            with open(target, "wb") as file:
+                file.write(data)
+    git(path, "add", "--all")
+    git(path, "commit", "--quiet", "-m", "packages")
+    return "file://" + path
+
+
+def hub_folders(*names):
+    """The real hub packages of packages/, laid out as espanso's hub
+    repository lays them out (packages/NAME/VERSION/)."""
+    files = {}
+    for name in names:
+        top = os.path.join(HERE, "packages", name)
+        for folder, _, file_names in os.walk(top):
+            for file_name in file_names:
+                path = os.path.join(folder, file_name)
+                with open(path, "rb") as file:
+                    files[f"packages/{name}/{os.path.relpath(path, top)}"] = file.read()
+    return files
+
+
+def git_packages(work, vkbd, base, installed, nothing_left_over, packages):
+    """`vkbd package install NAME --git URL`: espanso's external packages."""
+    repositories = os.path.join(work, "repositories")
+    hub_repository = repository(os.path.join(repositories, "hub"), hub_folders("calc", "good-morning"))
+    status, output, _ = vkbd("install", "calc", "--git", hub_repository, "--external")
+    check(status == 0 and "installed calc 1.0.0" in output,
+          "--git installs the highest version of the package its manifests name: " + output.strip())
+    with open(os.path.join(packages, "calc", "_pkgsource.yml")) as file:
+        record = file.read()
+    check(record == f'---\ngit:\n  repo_url: "{hub_repository}"\n  repo_branch: ~\n  use_native_git: true\n',
+          "_pkgsource.yml records the repository as espanso does: " + record)
+    status, output, _ = vkbd("list", "--json")
+    listed = {package["name"]: package for package in json.loads(output.splitlines()[-1])}
+    check(listed["calc"]["source"] == "git" and listed["calc"]["version"] == "1.0.0", "list says git")
+    status, output, _ = vkbd("install", "good-morning", "--git", hub_repository, "--version", "0.1.0")
+    check(status == 0 and "installed good-morning 0.1.0" in output, "--version with --git: " + output.strip())
+
+    # update clones it again and installs a new version, then says the newest.
+    bumped = os.path.join(repositories, "hub", "packages", "calc", "1.0.1")
+    shutil.copytree(os.path.join(repositories, "hub", "packages", "calc", "1.0.0"), bumped)
+    with open(os.path.join(bumped, "_manifest.yml"), "r+") as file:
+        text = file.read().replace("version: 1.0.0", "version: 1.0.1")
+        file.seek(0)
+        file.write(text)
+        file.truncate()
+    git(os.path.join(repositories, "hub"), "add", "--all")
+    git(os.path.join(repositories, "hub"), "commit", "--quiet", "-m", "calc 1.0.1")
+    status, output, _ = vkbd("update", "calc", "--hub", "http://127.0.0.1:9/unused.json")
+    check(status == 0 and "calc: 1.0.0 → 1.0.1" in output, "update fetches a git package again: " + output.strip())
+    status, output, _ = vkbd("update", "calc", "--hub", "http://127.0.0.1:9/unused.json")
+    check(status == 0 and "calc: 1.0.1 is the newest" in output, "and then says it is the newest: " + output.strip())
+
+    # A package at the repository's root, with another branch.
+    root_files = {"_manifest.yml": manifest("rooted", "2.0.0"), "package.yml": GOOD_MATCHES, "README.md": b"# rooted\n"}
+    rooted = repository(os.path.join(repositories, "rooted"), root_files)
+    git(os.path.join(repositories, "rooted"), "branch", "stable")
+    status, output, _ = vkbd("install", "rooted", "--git", rooted, "--git-branch", "stable")
+    check(status == 0 and sorted(os.listdir(os.path.join(packages, "rooted")))
+          == ["README.md", "_manifest.yml", "_pkgsource.yml", "package.yml"],
+          "a package at a repository's root is installed without git's folder: " + output.strip())
+
+    before = installed()
+    big = os.path.join(repositories, "big")
+    repository(big, {"_manifest.yml": manifest("big"), "package.yml": GOOD_MATCHES})
+    blob = subprocess.run(f"head -c {GIB} /dev/zero | git -C {big} hash-object -w --stdin", shell=True, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    git(big, "update-index", "--add", "--cacheinfo", f"100644,{blob},huge.bin")
+    git(big, "commit", "--quiet", "-m", "a 1 GiB file")
+    climber = os.path.join(repositories, "climber")
+    repository(climber, {"README.md": b"x\n"})
+    data = git(climber, "hash-object", "-w", "--stdin", input=GOOD_MATCHES).decode().strip()
+    manifest_blob = git(climber, "hash-object", "-w", "--stdin", input=manifest("climber")).decode().strip()
+    tree = git(climber, "mktree", input=f"100644 blob {data}\t..\n100644 blob {manifest_blob}\t_manifest.yml\n"
+               f"100644 blob {data}\tpackage.yml\n".encode()).decode().strip()
+    commit = git(climber, "commit-tree", tree, "-m", "climbs out").decode().strip()
+    git(climber, "update-ref", "refs/heads/main", commit)
+    cases = [
+        ("calc", "file:///nonexistent/repository", "git could not clone", 69, "a path that is no repository"),
+        ("calc", f"{base}/nothing.git", "git could not clone", 69, "an http URL that is no repository"),
+        ("calc", f"{base}/moved.git", "follows no redirect", 69, "a repository that redirects to another host"),
+        ("linked", repository(os.path.join(repositories, "linked"), {
+            "_manifest.yml": manifest("linked"), "package.yml": GOOD_MATCHES,
+            "keys.yml": ("link", "/etc/passwd")}), "symbolic link (keys.yml)", 65, "a repository with a symbolic link"),
+        ("climber", "file://" + climber, "git could not clone", 69, "a repository with a .. path"),
+        ("big", "file://" + big, "holds a file over 32 MiB", 65, "a repository with a 1 GiB file"),
+        ("absent", hub_repository, "holds no _manifest.yml naming absent", 65, "a repository without the package"),
+        ("broken", repository(os.path.join(repositories, "broken"), {
+            "_manifest.yml": manifest("broken"), "package.yml": b"matches:\n  - trigger: [unclosed\n"}),
+         "do not load", 65, "a package whose match files do not load"),
+        ("calc", "ssh://example.org/calc.git", "https://, http:// or file://", 64, "an ssh URL"),
+    ]
+    for name, url, expected, expected_status, what in cases:
+        status, output, took = vkbd("install", name, "--force", "--git", url, "--timeout", "10")
+        check(status == expected_status and expected in output and installed() == before and nothing_left_over(),
+              f"--git refuses {what}, installs nothing: exit {status}, {output.strip()!r} ({took:.1f} s)")
+    status, output, _ = vkbd("install", "calc", "--external")
+    check(status == 64 and "go with --git" in output, "--external alone is refused: " + output.strip())
 
 
 if __name__ == "__main__":

@@ -34,17 +34,10 @@ struct Hub {
     return index
   }
 
-  /// What an installation did.
-  struct Installation {
-    var manifest: PackageManifest
-    var snippets: Int
-    var warnings: [String]
-  }
-
   /// Downloads `entry`'s archive, checks its SHA-256, unpacks it, checks
   /// that it is the package named and that its match files load, and only
   /// then puts it in place in `store` (replacing what is there).
-  func install(_ entry: HubIndex.Entry, into store: PackageStore) throws(PackageError) -> Installation {
+  func install(_ entry: HubIndex.Entry, into store: PackageStore) throws(PackageError) -> PackageStore.Installation {
     let sumText = try fetch(["get", entry.archiveSHA256URL, "4096", "\(timeout)"], limit: 4096)
     let sum =
       String(decoding: sumText, as: UTF8.self).split(whereSeparator: \.isWhitespace).first.map(String.init) ?? ""
@@ -64,39 +57,8 @@ struct Hub {
     guard let root = Self.packageRoot(in: unpacked) else {
       throw PackageError("\(entry.archiveURL) holds no _manifest.yml: not a package", status: .dataError)
     }
-    let shown = { (text: String) in text.replacing(root + "/", with: entry.name + "/") }
-    let manifest: PackageManifest
-    do {
-      manifest = try PackageManifest.parse(try Files.readText(root + "/_manifest.yml"), file: root + "/_manifest.yml")
-    } catch let error as PackageError {
-      throw PackageError(error.description, status: error.status, problems: error.problems.map(shown))
-    } catch {
-      throw PackageError("cannot read its _manifest.yml: \(error)", status: .dataError)
-    }
-    guard manifest.name == entry.name, manifest.version == entry.version else {
-      throw PackageError(
-        "the archive holds \(manifest.name) \(manifest.version), the index says \(entry.name) \(entry.version)",
-        status: .dataError)
-    }
-    guard Files.kind(of: root + "/package.yml") != nil else {
-      throw PackageError("the package has no package.yml", status: .dataError)
-    }
-    var loader = SnippetLoader()
-    loader.load(directory: root)
-    loader.finish()
-    guard loader.problems.isEmpty else {
-      throw PackageError(
-        "its match files do not load", status: .dataError, problems: loader.problems.map { shown($0.description) })
-    }
-    do {
-      try Files.writeAtomically(PackageStore.hubSource, to: root + "/_pkgsource.yml")
-    } catch {
-      throw PackageError("cannot write \(root)/_pkgsource.yml: \(error)", status: .cannotCreate)
-    }
-    chmod(root, 0o755)
-    try store.place(root, as: entry.name)
-    return Installation(
-      manifest: manifest, snippets: loader.snippets.count, warnings: loader.warnings.map { shown($0.description) })
+    return try store.install(
+      root, as: entry.name, version: entry.version, from: "the index", source: PackageStore.hubSource)
   }
 
   /// The folder that holds `_manifest.yml`, the shallowest (espanso looks

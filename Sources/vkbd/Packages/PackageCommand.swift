@@ -1,5 +1,6 @@
 import ArgumentParser
 import Glibc
+import LinuxSystem
 
 extension VKBD {
   /// `vkbd package`: espanso hub packages, installed where espanso keeps them.
@@ -57,13 +58,30 @@ extension VKBD {
 
   struct Install: ParsableCommand {
     static let configuration = CommandConfiguration(
-      commandName: "install", abstract: "Install a package from the hub (its highest version unless one is named).")
-    @Argument(help: "The package's name, as the hub lists it.") var name: String
+      commandName: "install",
+      abstract: "Install a package from the hub, or from a git repository (its highest version unless one is named).")
+    @Argument(help: "The package's name, as the hub lists it (or its _manifest.yml names it).") var name: String
     @Option(name: .long, help: ArgumentHelp("The version to install.", valueName: "version")) var version: String?
     @Flag(name: .long, help: "Install it again if it is already installed.") var force = false
+    @Option(
+      name: .long,
+      help: ArgumentHelp(
+        "Clone the package from the git repository URL (https://, http:// or file://) instead.", valueName: "url"))
+    var git: String?
+    @Option(name: .long, help: ArgumentHelp("With --git, clone BRANCH.", valueName: "branch"))
+    var gitBranch: String?
+    @Flag(name: .long, help: "Accepted as espanso requires it with --git; vkbd asks nothing more than --git.")
+    var external = false
     @OptionGroup var hub: HubOptions
 
-    func validate() throws { try VKBD.checkPackageName(name) }
+    func validate() throws {
+      try VKBD.checkPackageName(name)
+      if let git, let refusal = GitPackage.refusal(of: git) { throw ValidationError(refusal) }
+      if git == nil && (gitBranch != nil || external) { throw ValidationError("--git-branch and --external go with --git") }
+      if let gitBranch, gitBranch.isEmpty || gitBranch.hasPrefix("-") || gitBranch.contains(where: \.isWhitespace) {
+        throw ValidationError("'\(gitBranch)' is no branch name")
+      }
+    }
 
     func run() throws {
       let store = PackageStore.ofTheUser()
@@ -74,12 +92,21 @@ extension VKBD {
         throw ExitCode.failure
       }
       do {
-        let client = hub.client
-        guard let entry = try client.index().entry(name, version: version) else {
-          printError("the hub at \(hub.hub) has no package \(name)\(version.map { " of version \($0)" } ?? "")")
-          throw ExitCode.failure
+        let done: PackageStore.Installation
+        if let git {
+          let repository = GitPackage(url: git, branch: gitBranch, timeout: hub.timeout)
+          switch try repository.install(name, version: version, into: store) {
+          case .installed(let installation): done = installation
+          case .alreadyThere: return  // only asked for with `unless`
+          }
+        } else {
+          let client = hub.client
+          guard let entry = try client.index().entry(name, version: version) else {
+            printError("the hub at \(hub.hub) has no package \(name)\(version.map { " of version \($0)" } ?? "")")
+            throw ExitCode.failure
+          }
+          done = try client.install(entry, into: store)
         }
-        let done = try client.install(entry, into: store)
         for warning in done.warnings { printError("warning: \(warning)") }
         print(
           "installed \(name) \(done.manifest.version) (\(plural(done.snippets, "snippet"))) "
@@ -111,34 +138,48 @@ extension VKBD {
         return
       }
       let client = hub.client
-      let index: HubIndex
-      do {
-        index = try client.index()
-      } catch {
-        throw VKBD.failed("nothing was updated", error)
-      }
+      // The hub's index, fetched once and only for a hub's package.
+      var index: Result<HubIndex, PackageError>?
       var failures = 0
       for package in installed {
-        guard package.source == "hub" || package.source == "legacy" else {
-          print("\(package.name): installed from \(package.source), not from a hub: left as it is")
-          continue
-        }
-        guard let entry = index.entry(package.name, version: nil) else {
-          print("\(package.name): the hub has it no more: left as it is")
-          continue
-        }
-        guard entry.version != package.version else {
-          print("\(package.name): \(entry.version) is the newest")
-          continue
-        }
+        let done: PackageStore.Installation
         do {
-          let done = try client.install(entry, into: store)
-          for warning in done.warnings { printError("warning: \(warning)") }
-          print("\(package.name): \(package.version ?? "?") → \(done.manifest.version)")
+          if package.source == "git" {
+            let record = (try? Files.readText(package.path + "/_pkgsource.yml", limit: 4096)) ?? ""
+            guard let repository = GitPackage.recorded(in: record, timeout: hub.timeout) else {
+              print("\(package.name): its _pkgsource.yml names no repository vkbd clones: left as it is")
+              continue
+            }
+            // Cloned to learn its version: installed only when it differs.
+            switch try repository.install(package.name, version: nil, into: store, unless: package.version) {
+            case .installed(let installation):
+              done = installation
+            case .alreadyThere(let version):
+              print("\(package.name): \(version) is the newest")
+              continue
+            }
+          } else if package.source == "hub" || package.source == "legacy" {
+            if index == nil { index = Result { () throws(PackageError) in try client.index() } }
+            guard let entry = try index!.get().entry(package.name, version: nil) else {
+              print("\(package.name): the hub has it no more: left as it is")
+              continue
+            }
+            guard entry.version != package.version else {
+              print("\(package.name): \(entry.version) is the newest")
+              continue
+            }
+            done = try client.install(entry, into: store)
+          } else {
+            print("\(package.name): installed from \(package.source), not from a hub or git: left as it is")
+            continue
+          }
         } catch {
           _ = VKBD.failed("\(package.name) was not updated (\(package.version ?? "?") stays)", error)
           failures += 1
+          continue
         }
+        for warning in done.warnings { printError("warning: \(warning)") }
+        print("\(package.name): \(package.version ?? "?") → \(done.manifest.version)")
       }
       if failures > 0 { throw ExitCode(PackageError.Status.failure.rawValue) }
     }

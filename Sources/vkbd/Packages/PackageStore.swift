@@ -166,6 +166,58 @@ struct PackageStore {
     }
   }
 
+  /// What an installation did.
+  struct Installation {
+    var manifest: PackageManifest
+    var snippets: Int
+    var warnings: [String]
+  }
+
+  /// Checks the package unpacked at `root` (in a staging folder of this
+  /// store) and only then puts it in place as `name`, replacing what is
+  /// there: its `_manifest.yml` must name it `name` (and `version`, when
+  /// `expected` gives one), it must have a `package.yml`, and its match
+  /// files must load without an error. `source` goes in `_pkgsource.yml`,
+  /// as espanso records where a package came from; `expected` says what
+  /// named the package (the hub's index, the repository).
+  func install(
+    _ root: String, as name: String, version: String?, from expected: String, source: String
+  ) throws(PackageError) -> Installation {
+    let shown = { (text: String) in text.replacing(root + "/", with: name + "/") }
+    let manifest: PackageManifest
+    do {
+      manifest = try PackageManifest.parse(try Files.readText(root + "/_manifest.yml"), file: root + "/_manifest.yml")
+    } catch let error as PackageError {
+      throw PackageError(error.description, status: error.status, problems: error.problems.map(shown))
+    } catch {
+      throw PackageError("cannot read its _manifest.yml: \(error)", status: .dataError)
+    }
+    guard manifest.name == name, version == nil || manifest.version == version else {
+      throw PackageError(
+        "the package is \(manifest.name) \(manifest.version), \(expected) says \(name)\(version.map { " \($0)" } ?? "")",
+        status: .dataError)
+    }
+    guard Files.kind(of: root + "/package.yml") != nil else {
+      throw PackageError("the package has no package.yml", status: .dataError)
+    }
+    var loader = SnippetLoader()
+    loader.load(directory: root)
+    loader.finish()
+    guard loader.problems.isEmpty else {
+      throw PackageError(
+        "its match files do not load", status: .dataError, problems: loader.problems.map { shown($0.description) })
+    }
+    do {
+      try Files.writeAtomically(source, to: root + "/_pkgsource.yml")
+    } catch {
+      throw PackageError("cannot write \(root)/_pkgsource.yml: \(error)", status: .cannotCreate)
+    }
+    chmod(root, 0o755)
+    try place(root, as: name)
+    return Installation(
+      manifest: manifest, snippets: loader.snippets.count, warnings: loader.warnings.map { shown($0.description) })
+  }
+
   /// Removes the package `name`; false when it is not installed.
   func remove(_ name: String) throws(PackageError) -> Bool {
     let target = directory + "/" + name
