@@ -115,7 +115,7 @@ unit-tests: build-deps frequencies
 
 # Autocorrect on text nobody here wrote (Benchmarks/quality.py): codespell's
 # misspellings, Debian's licenses and READMEs, real shell scripts; it fails
-# below these figures (README, Performance, has this build's).
+# below these figures (docs/performance.md has this build's).
 quality: build-deps frequencies
 	$(SWIFT) build --product vkbd
 	/usr/bin/python3 Benchmarks/quality.py .build/debug/vkbd --sample 2000 --minimum-exact 75 \

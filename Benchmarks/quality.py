@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Autocorrect's quality on text nobody here wrote (issue 29, README).
+"""Autocorrect's quality on text nobody here wrote (issue 29, docs/performance.md).
 
 1. Real misspellings: codespell's list (Debian's codespell package), the
    entries with one correction that en_US's hunspell knows and a typo it

@@ -59,7 +59,7 @@ def test_doctor_is_green_when_all_is_well_and_names_each_failure():
             checks, status = doctor("--config", daemon.config_path)
             assert status == 0 and all(c["result"] == "ok" for c in checks.values()), checks
             assert list(checks) == ["uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config",
-                                    "snippets", "spelling", "control socket"], list(checks)
+                                    "snippets", "espanso", "spelling", "control socket"], list(checks)
             text = subprocess.run([os.environ["VKBD_BIN"], "doctor", "--config", daemon.config_path],
                                   capture_output=True, text=True).stdout
             print("  $ vkbd doctor\n" + "".join("  " + line + "\n" for line in text.splitlines()))

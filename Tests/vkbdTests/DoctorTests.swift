@@ -13,6 +13,23 @@ import Testing
     return diagnosis
   }
 
+  @Test func espansoRunningBesideVkbdFails() throws {
+    let processes = NSTemporaryDirectory() + "doctor-proc-\(getpid())"
+    defer { try? FileManager.default.removeItem(atPath: processes) }
+    var doctor = diagnosis()
+    doctor.processes = processes
+    for (pid, name) in [("12", "bash\n"), ("345", "espanso-worker\n"), ("self", "espanso\n")] {
+      try FileManager.default.createDirectory(atPath: processes + "/" + pid, withIntermediateDirectories: true)
+      try name.write(toFile: processes + "/\(pid)/comm", atomically: true, encoding: .utf8)
+    }
+    #expect(doctor.espansoCheck().result == .ok)
+    try FileManager.default.createDirectory(atPath: processes + "/678", withIntermediateDirectories: true)
+    try "espanso\n".write(toFile: processes + "/678/comm", atomically: true, encoding: .utf8)
+    let running = doctor.espansoCheck()
+    #expect(running.result == .fail && running.detail.hasPrefix("espanso is running (pid 678)"))
+    #expect(running.fix == "as its user: espanso service unregister && espanso stop")
+  }
+
   @Test func theUsersOwnFilesAreCheckedAsTheirAgentSendsThem() throws {
     let directory = NSTemporaryDirectory() + "doctor-espanso-\(getpid())"
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -54,8 +71,8 @@ import Testing
     var checks = doctor.run()
     #expect(
       checks.map(\.name) == [
-        "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "snippets", "spelling",
-        "control socket",
+        "uinput", "daemon", "keyboards", "udev", "libinput", "agent", "config", "snippets", "espanso",
+        "spelling", "control socket",
       ])
     // Nothing installed: no unit to start, and the parts are missing.
     #expect(checks[1].result == .fail && checks[1].fix?.contains("vkbd.service is not installed") == true)

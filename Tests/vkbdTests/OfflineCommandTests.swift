@@ -28,8 +28,12 @@ import Testing
     #expect(missing.status == 65 && missing.error.contains("no snippet has the trigger ':none'"))
     let found = try VKBDBinary.run(["search", "--config", config, "name"] + socket)
     #expect(found.status == 0 && found.output.contains(":espa"))
-    // Without --config they ask the daemon, which is not there.
-    #expect(try VKBDBinary.run(["snippets"] + socket).status != 0)
+    // Without --config they ask the daemon; where it is not there, they
+    // read what it would load (here: no /etc/vkbd/config.yaml, so the
+    // embedded default) and say so.
+    let fallback = try VKBDBinary.run(["expand", ";shrug"] + socket)
+    #expect(fallback.status == 0 && fallback.output == "¯\\_(ツ)_/¯\n")
+    #expect(fallback.error.hasPrefix("vkbd: the daemon is not running: reading what it would load"))
   }
 
   /// The offline commands see what the daemon runs for the user who runs
@@ -76,9 +80,11 @@ import Testing
     let bad = try VKBDBinary.run(["check", "--config", config], environment: home)
     #expect(bad.status == 78 && bad.error.contains("\(espanso)/match/bad.yml:2"))
     #expect(try VKBDBinary.run(["check", "--config", config, "--no-user"], environment: home).status == 0)
-    // Without --config the daemon is asked, and it has the user's files.
-    let alone = try VKBDBinary.run(["search", "--no-user", "x"], environment: home)
-    #expect(alone.status == 64 && alone.error.contains("--no-user, --no-system and --espanso go with --config"))
+    // --no-user, --no-system and --espanso read here without --config too,
+    // whether a daemon runs or not.
+    let alone = try VKBDBinary.run(["snippets", "--espanso", espanso, "--no-system"], environment: home)
+    #expect(alone.status == 0 && alone.output.contains(":espa") && !alone.output.contains(":sys"))
+    #expect(alone.error.hasPrefix("vkbd: \(espanso)/match/bad.yml:2:5: match has no replace: (nor form:)\n"))
   }
 }
 

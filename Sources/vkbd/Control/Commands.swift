@@ -123,9 +123,10 @@ extension VKBD {
       commandName: "snippets",
       abstract: "List the loaded snippets: triggers, label, and where each is defined.",
       discussion: """
-        Without --config it asks the running daemon (every snippet it has, the user's own \
-        included); with --config it reads that config and its match files, and your own \
-        espanso files (unless --no-user), as vkbd check does, and needs no daemon.
+        It asks the running daemon (every snippet it has, the user's own included). With \
+        --config, --no-user, --no-system or --espanso, or when the daemon is not running or \
+        you may not ask it, it reads what the daemon would load here, as vkbd check does: \
+        the config (--config FILE, else \(ConfigLoader.defaultPath)) and your own espanso files.
         """)
     @OptionGroup var client: ClientOptions
     @OptionGroup var output: JSONOption
@@ -133,8 +134,10 @@ extension VKBD {
 
     func run() throws {
       let snippets =
-        try offline.snippets(command: "snippets")?.map(SnippetReport.init)
-        ?? client.ask(ControlRequest(command: .snippets)).snippets ?? []
+        switch try offline.snippets(ControlRequest(command: .snippets), client: client, command: "snippets") {
+        case .daemon(let reply): reply.snippets ?? []
+        case .read(let table): table.map(SnippetReport.init)
+        }
       output.print(snippets) { Report.snippets(snippets) }
     }
   }
@@ -144,8 +147,9 @@ extension VKBD {
       commandName: "expand",
       abstract: "Print what a trigger would type now, without typing it.",
       discussion: """
-        Without --config it asks the running daemon; with --config it reads that config and \
-        its match files, and your own espanso files (unless --no-user), and needs no daemon. Variables only the user's session can give \
+        It asks the running daemon; with --config, --no-user, --no-system or --espanso, or \
+        when the daemon cannot be asked, it reads the config and your own espanso files \
+        here, as vkbd check does. Variables only the user's session can give \
         (shell, script, clipboard, dialogs) are left empty. Exits 65 when no snippet has \
         the trigger.
         """)
@@ -155,13 +159,13 @@ extension VKBD {
 
     func run() throws {
       let expansion: String?
-      if let table = try offline.snippets(command: "expand") {
+      switch try offline.snippets(ControlRequest(command: .expand, trigger: trigger), client: client, command: "expand") {
+      case .read(let table):
         let matcher = SnippetMatcher(table)
         expansion = matcher.snippet(forTrigger: trigger)?.preview(
           typed: trigger, now: Int64(time(nil)), nested: matcher.snippet(forTrigger:))
         if expansion == nil { printError("no snippet has the trigger '\(trigger)'") }
-      } else {
-        let reply = try client.ask(ControlRequest(command: .expand, trigger: trigger))
+      case .daemon(let reply):
         expansion = reply.expansion
         if expansion == nil { printError(reply.error ?? "no expansion") }
       }
@@ -170,8 +174,9 @@ extension VKBD {
     }
   }
 
-  /// `--config FILE`: the snippets of a config read here, without the
-  /// daemon, with the espanso files of the user who runs the command.
+  /// Where `snippets`, `expand` and `search` take the snippets from: the
+  /// daemon, or what it would load read here (the config and the user's
+  /// espanso files, as vkbd check reads them).
   struct OfflineConfig: ParsableArguments {
     @Option(
       name: .long,
@@ -180,24 +185,33 @@ extension VKBD {
     var config: String?
     @OptionGroup var user: UserFilesOptions
 
-    func validate() throws {
-      if config == nil && (user.noUser || user.noSystem || user.espanso != nil) {
-        throw ValidationError("--no-user, --no-system and --espanso go with --config")
+    /// The snippets: the daemon's reply to `request` when no option asks
+    /// for a read here and the daemon can be asked; else what it would
+    /// load, read here (with a word on standard error when the daemon
+    /// could not be asked). Exits 78 when snippets failed and none loaded.
+    func snippets(_ request: ControlRequest, client: ClientOptions, command: String) throws -> Snippets {
+      if config == nil && !user.noUser && !user.noSystem && user.espanso == nil {
+        do {
+          return .daemon(try ControlClient.ask(request, socket: client.socket))
+        } catch .failed(let failure) {
+          throw client.failure(.failed(failure))
+        } catch {
+          let why = if case .notRunning = error { "the daemon is not running" } else { "you may not ask the daemon" }
+          printError("\(why): reading what it would load (\(ConfigLoader.defaultPath) and your espanso files)")
+        }
       }
-    }
-
-    /// The snippets of `--config` and the user's, as vkbd check loads them
-    /// (what did not load is said on standard error); nil without the
-    /// option. Exits 78 when snippets failed and none loaded.
-    func snippets(command: String) throws -> SnippetTable? {
-      guard let config else { return nil }
       let configuration = try ConfigLoader.loadReporting(
         path: config, fallback: .daemonFile, joining: user, command: command)
       if configuration.snippets.isEmpty && !configuration.snippetProblems.isEmpty {
         printError("\(configuration.source): no snippet loaded")
         throw SysExit.config
       }
-      return configuration.snippets
+      return .read(configuration.snippets)
+    }
+
+    enum Snippets {
+      case daemon(ControlReply)
+      case read(SnippetTable)
     }
   }
 }
@@ -210,10 +224,10 @@ extension VKBD {
       discussion: """
         Prints the best matches of QUERY, best first, exactly as the snippet picker ranks \
         them: its words in any order, case and accents aside, a word matching whole, as a \
-        word's start, with one typo, or with letters skipped. Without --config it asks the \
-        running daemon (every snippet it has, the user's own included); with --config it \
-        reads that config and its match files, and your own espanso files (unless \
-        --no-user), as vkbd check does, and needs no daemon: \
+        word's start, with one typo, or with letters skipped. It asks the running daemon \
+        (every snippet it has, the user's own included); with --config, --no-user, \
+        --no-system or --espanso, or when the daemon is not running or you may not ask it, \
+        it reads the config and your own espanso files here, as vkbd check does: \
         what loaded is searched, what did not is said on standard error, and when no \
         snippet loaded at all it exits 78. \
         --json prints an array of objects with replace (as the file writes it), label, \
@@ -236,12 +250,14 @@ extension VKBD {
       let text = query.joined(separator: " ")
       let results: [SearchResult]
       let matched: Int
-      if let snippets = try offline.snippets(command: "search") {
+      switch try offline.snippets(
+        ControlRequest(command: .search, query: text, limit: limit), client: client, command: "search")
+      {
+      case .read(let snippets):
         let found = SnippetSearch(snippets).search(text, limit: limit)
         results = found.snippets.map { SearchResult(snippets[$0]) }
         matched = found.total
-      } else {
-        let reply = try client.ask(ControlRequest(command: .search, query: text, limit: limit))
+      case .daemon(let reply):
         results = reply.results ?? []
         matched = reply.matched ?? results.count
       }

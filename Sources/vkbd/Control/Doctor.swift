@@ -16,7 +16,8 @@ extension VKBD {
         the same as this command's; keyboards grabbed; the virtual keyboard marked by udev \
         (70-vkbd.rules) and by libinput (50-vkbd.quirks); the active user's session agent \
         connected; the config and its snippet files (as vkbd check); your own espanso files \
-        (as your session agent sends them; --no-user leaves them out); autocorrect's dictionaries \
+        (as your session agent sends them; --no-user leaves them out); espanso not running \
+        beside vkbd; autocorrect's dictionaries \
         installed; the control socket's \
         permissions. A check that needs what this user may not read (the daemon's socket, \
         the device nodes) is skipped, and said so. Exits 0 when no check failed, 1 otherwise.
@@ -70,6 +71,8 @@ struct Diagnosis {
   var dialogProgram = Programs.dialogProgram
   /// The espanso directory of whoever runs `doctor` (nil: left out).
   var userDirectory: String? = Programs.espansoDirectory
+  /// Where the processes are listed (`/proc`).
+  var processes = "/proc"
 
   /// A part `make install` or the .deb puts in place, checked on disk when
   /// no daemon runs to show it at work: where it may be.
@@ -134,6 +137,7 @@ struct Diagnosis {
     }
     checks.append(configCheck())
     checks.append(userSnippetsCheck())
+    checks.append(espansoCheck())
     checks.append(spellingCheck())
     checks.append(socketCheck())
     return checks
@@ -311,6 +315,18 @@ struct Diagnosis {
       "snippets", user.snippets, errors: errors, in: "your match files",
       found: "\(directory): \(plural(user.snippets.count, "snippet")), \(plural(user.files.count, "match file"))"
         + (user.rules.isEmpty ? "" : ", \(plural(user.rules.count, "app config"))"))
+  }
+
+  /// espanso itself, running beside vkbd: both would expand each trigger.
+  func espansoCheck() -> DoctorCheck {
+    let running = (Files.names(in: processes) ?? []).filter { name in
+      name.allSatisfy(\.isNumber)
+        && (try? Files.readText(processes + "/" + name + "/comm", limit: 64)) == "espanso\n"
+    }
+    guard let first = running.first else { return .ok("espanso", "not running (vkbd reads its files as they are)") }
+    return .fail(
+      "espanso", "espanso is running (pid \(first)): it and vkbd would both expand each trigger",
+      fix: "as its user: espanso service unregister && espanso stop")
   }
 
   /// What match files give: a failure at the first error in them (`files`
