@@ -13,6 +13,17 @@ public enum Files {
   public static func read(_ path: String, limit: Int = largestReadable) throws(SystemError) -> [UInt8] {
     let fd = FileDescriptor(rawValue: try valueOrErrno("open", path) { open(path, O_RDONLY | O_CLOEXEC) })
     defer { fd.closeQuietly() }
+    return try read(fd, named: path, limit: limit)
+  }
+
+  /// Standard input whole, as text: read from descriptor 0 (a pipe of
+  /// another user's cannot be opened again through /dev/stdin).
+  public static func readStandardInput(limit: Int = largestReadable) throws(SystemError) -> String {
+    try text(read(.standardInput, named: "standard input", limit: limit), named: "standard input")
+  }
+
+  /// What is left to read of `fd`, whole; `path` names it in errors.
+  private static func read(_ fd: FileDescriptor, named path: String, limit: Int) throws(SystemError) -> [UInt8] {
     // A file that says it is too large is refused before a byte is read (a
     // gigabyte match file costs nothing); one that grows while it is read
     // is caught below.
@@ -34,7 +45,10 @@ public enum Files {
 
   /// A whole file as text; invalid UTF-8 is an error (EILSEQ).
   public static func readText(_ path: String, limit: Int = largestReadable) throws(SystemError) -> String {
-    let bytes = try read(path, limit: limit)
+    try text(read(path, limit: limit), named: path)
+  }
+
+  private static func text(_ bytes: [UInt8], named path: String) throws(SystemError) -> String {
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw SystemError("read", path, errno: .illegalByteSequence)
     }

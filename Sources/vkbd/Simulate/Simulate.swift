@@ -161,7 +161,7 @@ extension VKBD {
       }
       let source: String
       do {
-        source = try Files.readText(script ?? "/dev/stdin")
+        if let script { source = try Files.readText(script) } else { source = try Files.readStandardInput() }
       } catch {
         printError(error.description)
         throw SysExit.dataError
