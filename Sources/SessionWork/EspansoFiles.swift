@@ -13,8 +13,8 @@ public struct EspansoFiles {
   /// The directories walked (the agent watches them).
   public var directories: [String] = []
   /// Files left out, each with why (too big, unreadable, not UTF-8, or
-  /// past the limits).
-  public var leftOut: [(path: String, reason: String)] = []
+  /// past the limits), and whether a limit is why.
+  public var leftOut: [(path: String, reason: String, overLimit: Bool)] = []
   private var bytes = 0
 
   /// Reads the files under `directory` (espanso's directory); nothing when
@@ -44,18 +44,20 @@ public struct EspansoFiles {
 
   private mutating func read(_ path: String) {
     guard files.count < AgentProtocol.maximumSnippetFiles else {
-      leftOut.append((path, "more than \(AgentProtocol.maximumSnippetFiles) match files"))
+      leftOut.append((path, "more than \(AgentProtocol.maximumSnippetFiles) match files", true))
       return
     }
     let text: String
     do {
       text = try Files.readText(path, limit: AgentProtocol.maximumValueMessage / 2)
     } catch {
-      leftOut.append((path, "\(error.errno) (a match file is read whole up to \(AgentProtocol.maximumValueMessage / 2) bytes of UTF-8)"))
+      let limit = AgentProtocol.maximumValueMessage / 2
+      let why = [.fileTooLarge, .illegalByteSequence].contains(error.errno) ? " (at most \(limit) bytes of UTF-8)" : ""
+      leftOut.append((path, "\(error.errno)\(why)", error.errno == .fileTooLarge))
       return
     }
     guard bytes + text.utf8.count <= AgentProtocol.maximumSnippetBytes else {
-      leftOut.append((path, "more than \(AgentProtocol.maximumSnippetBytes) bytes of match files in all"))
+      leftOut.append((path, "more than \(AgentProtocol.maximumSnippetBytes) bytes of match files in all", true))
       return
     }
     bytes += text.utf8.count

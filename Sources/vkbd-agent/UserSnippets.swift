@@ -59,7 +59,7 @@ final class UserSnippets: Pollable {
     }
     let found = EspansoFiles(reading: directory)
     for watched in found.directories { try? inotify?.watch(watched) }
-    for (path, reason) in found.leftOut {
+    for (path, reason, _) in found.leftOut {
       logger.notice("a match file is not sent: \(reason)", metadata: ["file": "\(path)"])
     }
     sent = true

@@ -54,7 +54,8 @@ struct UserSnippets {
       directory: directory, uid: getuid())
     let (user, errors, warnings) = parse(sent)
     let leftOut = found.leftOut.map {
-      ConfigProblem(file: $0.path, line: 1, column: 1, message: "not read: \($0.reason)", kind: .tooLarge)
+      ConfigProblem(
+        file: $0.path, line: 1, column: 1, message: "not read: \($0.reason)", kind: $0.overLimit ? .tooLarge : .missingFile)
     }
     return (user, leftOut + errors, warnings)
   }
