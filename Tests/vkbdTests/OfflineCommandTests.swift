@@ -61,10 +61,12 @@ import Testing
     #expect(noUser.output == ":espa system" && noUser.error.isEmpty)
     let noSystem = try VKBDBinary.run(["simulate", "--config", config, "--no-system"], input: script, environment: home)
     #expect(noSystem.output == "espanso :sys")
-    // espanso's search_shortcut opens the picker, as in the daemon.
-    let picker = try VKBDBinary.run(
-      ["simulate", "--config", config], input: "tap leftctrl+space\ntype own\ntap enter", environment: home)
-    #expect(picker.output == "espanso")
+    // espanso's search_shortcut opens the picker, as in the daemon, and
+    // still does after the focus moved (an app rule applied).
+    for script in ["tap leftctrl+space\ntype own\ntap enter", "focus gedit text\ntap leftctrl+space\ntype own\ntap enter"] {
+      let picker = try VKBDBinary.run(["simulate", "--config", config], input: script, environment: home)
+      #expect(picker.output == "espanso", "\(script)")
+    }
     let checked = try VKBDBinary.run(["check", "--config", config], environment: home)
     #expect(checked.status == 0)
     #expect(checked.output.hasPrefix("\(config): good: layout us, 2 snippets, 1 match file (1 of them yours)"))

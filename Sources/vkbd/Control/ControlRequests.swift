@@ -1,3 +1,4 @@
+import AgentProtocol
 import Glibc
 import LinuxSystem
 
@@ -75,6 +76,6 @@ extension Daemon {
       snippets: engine.snippets.snippets.count, searchIndexBytes: engine.searchIndexBytes,
       autocorrect: autocorrectStatus,
       uptimeSeconds: (monotonicMicroseconds() - startTime) / 1_000_000,
-      pid: getpid(), version: VKBD.configuration.version, focus: focusStatus())
+      pid: getpid(), version: VKBDVersion.current, focus: focusStatus())
   }
 }
