@@ -98,6 +98,7 @@ public final class Engine {
     decodes = configuration.needsDecoding(hasSnippets: !snippets.snippets.isEmpty)
     decoder = KeystrokeDecoder(layout: layout)
     pickerKey = configuration.pickerShortcut?.key ?? UInt16.max
+    words.ownWords = snippets.snippets.ownWords()
   }
 
   /// Whether the engine types an expansion, waits for the session, or has

@@ -111,6 +111,26 @@ import Testing
     #expect(Self.engineTyping(Self.wroldSpace, learned: []).text == "World ")
   }
 
+  /// A word in the user's own snippets (a trigger, a label, a
+  /// replacement) is theirs and never corrected; one only a hub package's
+  /// snippet has is no one's own.
+  @Test func theWordsOfTheUsersOwnSnippetsAreNeverCorrected() throws {
+    let own = SnippetTable([
+      Snippet(trigger: ";addr", replace: "Wrold Street 5, Hte", origin: "/home/ada/.config/espanso/match/base.yml:3")
+    ])
+    let package = SnippetTable([
+      Snippet(trigger: ":x", replace: "recieve", origin: "/home/ada/.config/espanso/match/packages/p/package.yml:2")
+    ])
+    let words = (own + package).ownWords()
+    #expect(words == ["addr", "wrold", "street", "hte"])
+    let script = "focus org.gnome.TextEditor text\nfield \"\"\ntype \"i saw wrold and hte, we recieve \"\n"
+    let result = try SimulationResult(
+      script: script, layout: Simulation.layout("us"), configuration: EngineConfiguration(),
+      snippets: SnippetMatcher(own + package), rules: AppRules(user: []), spelling: Self.english)
+    #expect(result.text == "I saw wrold and hte, we receive ")
+    #expect(SnippetTable([Snippet(trigger: "x", replace: "y", origin: "a.yml:1")]).ownWords(limit: 0).isEmpty)
+  }
+
   @Test(arguments: [
     // Terminals, code editors, and the fields that are not prose.
     "focus foot", "focus org.gnome.TextEditor terminal", "focus code", "focus firefox url",

@@ -7,6 +7,9 @@ final class WordAids {
   var spelling: Spelling?
   /// The words the user taught (in lowercase), never corrected.
   var learned: Set<String> = []
+  /// The words of the user's own snippets (in lowercase), never corrected
+  /// (``SnippetTable/ownWords(limit:)``).
+  var ownWords: Set<String> = []
   /// Where a word the user just taught goes (the daemon gives it to the
   /// user's session agent, which keeps it).
   var onLearned: ((String) -> Void)?
@@ -69,7 +72,8 @@ final class WordAids {
     let range = Self.coreRange(of: token)
     guard !range.isEmpty else { return nil }
     let word = Array(token[range])
-    guard !learned.contains(String(String.UnicodeScalarView(word)).lowercased()) else { return nil }
+    let folded = String(String.UnicodeScalarView(word)).lowercased()
+    guard !learned.contains(folded), !ownWords.contains(folded) else { return nil }
     let punctuated = { (corrected: [Unicode.Scalar]) in
       (length, Array(token[..<range.lowerBound]) + corrected + token[range.upperBound...])
     }
