@@ -111,6 +111,27 @@ import Testing
     #expect(Self.engineTyping(Self.wroldSpace, learned: []).text == "World ")
   }
 
+  /// z o r b l y, then Space: a word no dictionary knows and no
+  /// correction is near.
+  static let zorblySpace: [UInt16] = [44, 24, 19, 48, 38, 21, 57]
+
+  /// An unknown word the user keeps twice is learned, as phones learn;
+  /// one deleted before the next word ends is not kept.
+  @Test func aWordKeptTwiceIsLearned() {
+    let z = Self.zorblySpace
+    let the: [UInt16] = [20, 35, 18, 57]  // the field's first word takes a capital
+    // Typed and kept twice (each seen kept when the next word ends).
+    let learned = Self.engineTyping(the + z + z + z, learned: [])
+    #expect(learned.taught == ["zorbly"] && learned.text == "The zorbly zorbly zorbly ")
+    #expect(Self.engineTyping(the + z + z, learned: []).taught == [])
+    // Deleted (seven Backspaces) each time: never kept, never learned.
+    let deleted = z + Array(repeating: 14, count: 7)
+    let typed = Self.engineTyping(the + deleted + deleted + deleted + Self.wroldSpace, learned: [])
+    #expect(typed.taught == [] && typed.text == "The world ")
+    // A double space checks once: the same word kept once is not learned.
+    #expect(Self.engineTyping(the + z + [57, 57, 57], learned: []).taught == [])
+  }
+
   /// A word in the user's own snippets (a trigger, a label, a
   /// replacement) is theirs and never corrected; one only a hub package's
   /// snippet has is no one's own.

@@ -13,6 +13,14 @@ final class WordAids {
   /// Where a word the user just taught goes (the daemon gives it to the
   /// user's session agent, which keeps it).
   var onLearned: ((String) -> Void)?
+  /// The unknown word the last word end left as typed (no correction
+  /// stood out): kept, if it still stands there when the next word ends.
+  private var unsure: [Unicode.Scalar]?
+  /// Unknown words the user kept, in lowercase, by how often: at the
+  /// second time a word is learned, as a phone learns. In memory only,
+  /// at most ``largestKept``.
+  private var kept: [String: Int] = [:]
+  static let largestKept = 1024
   /// The layout's neighbouring keys, for the layout and group they are of.
   private var neighbours: (layout: ObjectIdentifier, group: Int, keys: KeyNeighbours)?
 
@@ -28,9 +36,11 @@ final class WordAids {
     let expander = host.expander
     switch character {
     case " ", "\n":
-      guard configuration.autocorrect, let spelling,
-        let (length, replacement) = correction(in: host.text, spelling: spelling, host: host)
-      else { return false }
+      guard configuration.autocorrect, let spelling else { return false }
+      noteKept(in: host.text)
+      guard let (length, replacement) = correction(in: host.text, spelling: spelling, host: host) else {
+        return false
+      }
       let original = Self.last(length, of: host.text)
       return expander.replace(
         deleting: length, typed: original + [character], with: replacement + [character],
@@ -44,6 +54,29 @@ final class WordAids {
         learns: nil, key: code, at: time, host: host, into: &output)
     default:
       return false
+    }
+  }
+
+  /// At a word's end: whether the unknown word the last one left still
+  /// stands before it, as typed. Kept twice, it is learned.
+  private func noteKept(in text: TextModel) {
+    guard let word = unsure else { return }
+    unsure = nil
+    var index = 0
+    while index < text.count, !text[fromEnd: index].properties.isWhitespace { index += 1 }
+    while index < text.count, text[fromEnd: index].properties.isWhitespace { index += 1 }
+    var token: [Unicode.Scalar] = []
+    while index < text.count, !text[fromEnd: index].properties.isWhitespace, token.count <= Self.longestToken {
+      token.append(text[fromEnd: index])
+      index += 1
+    }
+    guard Self.core(of: token.reversed()) == word else { return }
+    let folded = String(String.UnicodeScalarView(word)).lowercased()
+    if kept.count >= Self.largestKept && kept[folded] == nil { kept.removeAll() }
+    kept[folded, default: 0] += 1
+    if kept[folded]! >= 2 {
+      kept[folded] = nil
+      learn(word)
     }
   }
 
@@ -97,7 +130,12 @@ final class WordAids {
     if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
       neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
     }
-    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly) else { return nil }
+    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly) else {
+      // A word no dictionary knows and no correction beats: the user's,
+      // if they keep it (lowercase only: a capital may be a name's).
+      if !capitalized && !spelling.knows(word) { unsure = word }
+      return nil
+    }
     if capitalized, let capital = corrected[0].properties.uppercaseMapping.unicodeScalars.first,
       corrected[0].properties.uppercaseMapping.unicodeScalars.count == 1
     {
