@@ -28,6 +28,26 @@ public final class Spelling: @unchecked Sendable {
   public func decide(
     _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
   ) -> [Unicode.Scalar]? {
+    if case .corrected(let correction) = verdict(word, neighbours: neighbours, nounsOnly: nounsOnly) {
+      return correction
+    }
+    return nil
+  }
+
+  /// What autocorrect decides for a word, and why it leaves one alone.
+  public enum Verdict: Equatable {
+    /// A dictionary knows it (or it names a program of the system).
+    case known
+    case corrected([Unicode.Scalar])
+    /// No dictionary knows it and no correction stands out.
+    case unsure
+  }
+
+  /// ``decide(_:neighbours:nounsOnly:)``, saying whether a word left alone
+  /// is known: one look in the dictionaries either way.
+  public func verdict(
+    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
+  ) -> Verdict {
     var folded: [Unicode.Scalar] = []
     folded.reserveCapacity(word.count)
     for scalar in word {
@@ -36,9 +56,12 @@ public final class Spelling: @unchecked Sendable {
     }
     // A word a dictionary knows may still be a contraction far commoner
     // without its apostrophe (`cant`, `wont`).
-    guard !knows(word) else { return nounsOnly ? nil : corrector.contraction(of: folded, known: true) }
-    guard !isProgramName(folded) else { return nil }
-    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly)
+    guard !knows(word) else {
+      return nounsOnly ? .known : corrector.contraction(of: folded, known: true).map(Verdict.corrected) ?? .known
+    }
+    guard !isProgramName(folded) else { return .known }
+    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly).map(Verdict.corrected)
+      ?? .unsure
   }
 
   /// English's pronoun `i`, alone or contracted (`i'm`, `i’ll`), with its

@@ -130,10 +130,11 @@ final class WordAids {
     if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
       neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
     }
-    guard var corrected = spelling.decide(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly) else {
+    let verdict = spelling.verdict(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly)
+    guard case .corrected(var corrected) = verdict else {
       // A word no dictionary knows and no correction beats: the user's,
       // if they keep it (lowercase only: a capital may be a name's).
-      if !capitalized && !spelling.knows(word) { unsure = word }
+      if verdict == .unsure && !capitalized { unsure = word }
       return nil
     }
     if capitalized, let capital = corrected[0].properties.uppercaseMapping.unicodeScalars.first,

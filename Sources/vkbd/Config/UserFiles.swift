@@ -11,9 +11,8 @@ struct UserSnippets {
   var snippets = SnippetTable()
   var rules: [AppRule] = []
   var settings = EspansoConfig.Settings()
-  /// Whose they are, and what they came from (for the log).
+  /// Whose they are (for the log).
   var uid: uid_t = 0
-  var fileCount = 0
   /// The match files read.
   var files: [String] = []
 
@@ -38,8 +37,7 @@ struct UserSnippets {
     let (rules, skipped) = EspansoConfig.rules(in: files, root: root)
     let (settings, settingsProblems) = EspansoConfig.settings(in: files, root: root)
     var user = UserSnippets(
-      snippets: loader.snippets, rules: rules, settings: settings, uid: sent.uid, fileCount: loader.files.count,
-      files: loader.files)
+      snippets: loader.snippets, rules: rules, settings: settings, uid: sent.uid, files: loader.files)
     if let trigger = settings.trigger { user.snippets = user.snippets + SnippetTable([trigger]) }
     return (user, loader.problems, loader.warnings + skipped + settingsProblems)
   }

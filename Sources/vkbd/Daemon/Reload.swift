@@ -60,7 +60,7 @@ extension Daemon {
         logger.info(
           "using the user's own snippets",
           metadata: [
-            "uid": "\(parsed.uid)", "snippets": "\(parsed.snippets.count)", "files": "\(parsed.fileCount)",
+            "uid": "\(parsed.uid)", "snippets": "\(parsed.snippets.count)", "files": "\(parsed.files.count)",
             "app rules": "\(parsed.rules.count)",
             "search shortcut": "\(parsed.settings.shortcut == nil ? "-" : "espanso's")",
           ])

@@ -27,8 +27,9 @@ struct GitPackage {
     guard ["https://", "http://", "file://"].contains(where: url.hasPrefix) else {
       return "--git takes an https://, http:// or file:// URL"
     }
-    guard !url.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 } == true }) else {
-      return "--git takes a URL without spaces or control characters"
+    guard !url.contains(where: { $0.isWhitespace || $0 == "\"" || $0 == "\\" || $0.asciiValue.map { $0 < 0x20 } == true })
+    else {
+      return "--git takes a URL without spaces, quotes, backslashes or control characters"
     }
     return nil
   }
