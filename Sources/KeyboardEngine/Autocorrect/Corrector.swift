@@ -19,6 +19,7 @@ struct Corrector {
     var extra = 1.6
     var otherKey = 1.9
     var listed = 1.5  // the dictionary's list of misspellings (REP)
+    var transliterated = 0.5  // the language's letters written without their keys: ss for ß
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
     /// Per unit of rarity (``SpellingLanguage/frequencies``) past
     /// `commonRarity`: the commonest words cost nothing, a word the list
@@ -59,6 +60,7 @@ struct Corrector {
         case .extra: extra
         case .otherKey: otherKey
         case .listed: listed
+        case .transliterated: transliterated
         }
       return slip + (candidate.capital ? capital : 0) + (candidate.rarity.map(cost(ofRarity:)) ?? 0)
     }
@@ -67,7 +69,9 @@ struct Corrector {
   }
 
   /// The slip that turns a word into what was typed.
-  enum Slip { case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed }
+  enum Slip {
+    case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
+  }
 
   /// Words shorter or longer than these are never corrected.
   static let shortest = 2
@@ -105,9 +109,12 @@ struct Corrector {
     }
     guard let best = costs.choose(confirmed) else { return nil }
     // A word people write (the list has it) stays unless the correction
-    // is clearly likelier than the word as typed.
+    // is clearly likelier than the word as typed, or is the word with the
+    // dictionary's own letters and at least as common: the list has the
+    // Swiss `strasse` and `gruesse`, a German dictionary writes `Straße`.
     if let typedRarity = rarity(of: typed), typedRarity < SpellingLanguage.unlisted,
-      best.cost + costs.margin > costs.keep + costs.cost(ofRarity: typedRarity)
+      best.cost + costs.margin > costs.keep + costs.cost(ofRarity: typedRarity),
+      !(best.slip == .transliterated && (best.rarity ?? SpellingLanguage.unlisted) <= typedRarity)
     {
       return nil
     }
@@ -281,6 +288,7 @@ struct Corrector {
           consider(doubled ? .doubled : .missing)
         }
       }
+      transliterate()
       // The dictionary's own misspellings.
       for (wrong, meant) in language.replacements where wrong.count <= count {
         for start in 0...(count - wrong.count) where word[start..<(start + wrong.count)].elementsEqual(wrong) {
@@ -290,6 +298,35 @@ struct Corrector {
           scratch.append(contentsOf: word[(start + wrong.count)...])
           if !scratch.isEmpty { consider(.listed) }
         }
+      }
+    }
+
+    /// The word with the language's letters in place of how a keyboard
+    /// without them writes them, at any of the places it does so (up to
+    /// four: 15 spellings), as one slip: `gruesse` is `grüße`.
+    mutating func transliterate() {
+      guard !language.transliterations.isEmpty else { return }
+      var places: [(start: Int, typed: Int, meant: Unicode.Scalar)] = []
+      var index = 0
+      while index < typed.count && places.count < 4 {
+        if let (spelled, letter) = language.transliterations.first(where: { typed[index...].starts(with: $0.typed) }) {
+          places.append((index, spelled.count, letter))
+          index += spelled.count
+        } else {
+          index += 1
+        }
+      }
+      guard !places.isEmpty else { return }
+      for chosen in 1..<(1 << places.count) {
+        scratch.removeAll(keepingCapacity: true)
+        var next = 0
+        for (bit, place) in places.enumerated() where chosen & (1 << bit) != 0 {
+          scratch.append(contentsOf: typed[next..<place.start])
+          scratch.append(place.meant)
+          next = place.start + place.typed
+        }
+        scratch.append(contentsOf: typed[next...])
+        consider(.transliterated)
       }
     }
   }

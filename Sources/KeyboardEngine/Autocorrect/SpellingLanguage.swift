@@ -123,10 +123,20 @@ public final class SpellingLanguage: @unchecked Sendable {
   let letters: [Unicode.Scalar]
   let capitals: [Unicode.Scalar: Unicode.Scalar]
   let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
+  /// The language's own letters written without their keys, as its
+  /// dictionary's list of misspellings gives them (German's `ss` for `ß`,
+  /// `ae` for `ä`): the commonest slips of all where a keyboard lacks them.
+  let transliterations: [(typed: [Unicode.Scalar], meant: Unicode.Scalar)]
   private let handle: OpaquePointer
   /// The UTF-8 of a word for libhunspell: written in place, never allocated.
   private let buffer: UnsafeMutablePointer<CChar>
   private static let bufferSize = 512
+
+  /// How a letter is written on a keyboard without it.
+  static let spellings: [Unicode.Scalar: [Unicode.Scalar]] = [
+    "ß": ["s", "s"], "ä": ["a", "e"], "ö": ["o", "e"], "ü": ["u", "e"], "æ": ["a", "e"], "œ": ["o", "e"],
+    "ø": ["o", "e"], "å": ["a", "a"],
+  ]
 
   /// At most this many word forms are indexed (about 17 MB of table): a
   /// dictionary with more is used up to there, and says so.
@@ -195,6 +205,12 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
     self.capitals = capitals
     replacements = affixes.replacements
+    transliterations = affixes.replacements.compactMap { typed, meant in
+      guard meant.count == 1, let letter = meant.first, Self.spellings[letter]?.elementsEqual(typed) == true else {
+        return nil
+      }
+      return (typed, letter)
+    }
     guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
       throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
     }
@@ -237,9 +253,11 @@ public final class SpellingLanguage: @unchecked Sendable {
   static let unlisted: UInt8 = 95
 
   /// How rare `word` is, its first letter taken in lowercase (the lists
-  /// have words as written in running text: `zeit` for the noun `Zeit`).
+  /// have words as written in running text: `zeit` for the noun `Zeit`)
+  /// and `ß` as `ss` (wordfreq folds case so: `straße` is `strasse`).
   func rarity(of word: [Unicode.Scalar]) -> UInt8? {
     guard frequencies != nil, let first = word.first else { return nil }
+    if word.contains("ß") { return rarity(of: word.flatMap { $0 == "ß" ? ["s", "s"] : [$0] }) }
     let lower = first.properties.lowercaseMapping.unicodeScalars
     let hash =
       lower.count == 1 && lower.first != first
