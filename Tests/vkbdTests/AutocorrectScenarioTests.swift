@@ -254,6 +254,14 @@ import Testing
     #expect(try Self.typed("das \(typed) ", spelling: Self.german, layout: "de") == "Das \(meant) ")
   }
 
+  /// French's œ written as oe, from the same rule of its dictionary.
+  @Test func frenchLigaturesWrittenWithoutTheirKeys() throws {
+    let french = try #require(Dictionaries.load(["fr"]).0)
+    #expect(try Self.typed("mon coeur et une oeuvre ", spelling: french, layout: "fr") == "Mon cœur et une œuvre ")
+    // A German noun in mid-sentence keeps its capital.
+    #expect(try Self.typed("die Strasse ist ", spelling: Self.german, layout: "de") == "Die Straße ist ")
+  }
+
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {
     let result = try Self.typed("ich habe keien Hasu ", spelling: Self.german, layout: "de")
     #expect(result == "Ich habe keine Haus ")
