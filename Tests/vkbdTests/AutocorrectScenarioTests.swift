@@ -258,8 +258,10 @@ import Testing
   @Test func frenchLigaturesWrittenWithoutTheirKeys() throws {
     let french = try #require(Dictionaries.load(["fr"]).0)
     #expect(try Self.typed("mon coeur et une oeuvre ", spelling: french, layout: "fr") == "Mon cœur et une œuvre ")
-    // A German noun in mid-sentence keeps its capital.
+    // A German noun in mid-sentence keeps its capital, also where the
+    // dictionary has the word in lowercase too (grüße, the noun Grüße).
     #expect(try Self.typed("die Strasse ist ", spelling: Self.german, layout: "de") == "Die Straße ist ")
+    #expect(try Self.typed("viele Gruesse an die Fuesse ", spelling: Self.german, layout: "de") == "Viele Grüße an die Füße ")
   }
 
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {

@@ -102,8 +102,11 @@ struct Corrector {
     let found = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly)
     // libhunspell confirms the leaders: the index may hold a form the
     // dictionary forbids, or (rarely) a stranger with the same fingerprint.
+    // A word's other reading (`grüße`, the noun `Grüße`) is no rival: the
+    // cheaper stands for both.
     var confirmed: [Candidate] = []
     for candidate in found.prefix(6) where languages.contains(where: { $0.spells(candidate.word) }) {
+      if confirmed.contains(where: { Self.sameBeyondFirstCase($0.word, candidate.word) }) { continue }
       confirmed.append(candidate)
       if confirmed.count == 2 { break }
     }
@@ -119,6 +122,13 @@ struct Corrector {
       return nil
     }
     return best.word
+  }
+
+  /// Whether two words differ at most in their first letter's case.
+  static func sameBeyondFirstCase(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool {
+    guard first.count == second.count, let a = first.first, let b = second.first else { return false }
+    return first.dropFirst().elementsEqual(second.dropFirst())
+      && (a == b || a.properties.lowercaseMapping == b.properties.lowercaseMapping)
   }
 
   /// How rare `word` is in the languages' lists (the commonest reading):
@@ -229,16 +239,15 @@ struct Corrector {
       scratch.append(contentsOf: typed)
     }
 
-    /// Looks up `scratch`: as written, or with a capital first letter.
+    /// Looks up `scratch`: as written, or with a capital first letter, or
+    /// both (German's `grüße` and the noun `Grüße`).
     mutating func consider(_ slip: Slip) {
-      switch language.form(hash: WordIndex.hash(scratch)) {
-      case 0?: found.append(Candidate(word: scratch, slip: slip))
-      case 1?:
-        guard let capital = language.capitals[scratch[0]] else { return }
+      guard let form = language.form(hash: WordIndex.hash(scratch)) else { return }
+      if form != 1 { found.append(Candidate(word: scratch, slip: slip)) }
+      if form != 0, let capital = language.capitals[scratch[0]] {
         var word = scratch
         word[0] = capital
         found.append(Candidate(word: word, slip: slip, capital: true))
-      default: return
       }
     }
 
@@ -247,7 +256,7 @@ struct Corrector {
       let count = word.count
       // The word itself with a capital: a name or a German noun.
       reset()
-      if language.form(hash: WordIndex.hash(word)) == 1 { consider(.none) }
+      if let form = language.form(hash: WordIndex.hash(word)), form != 0 { consider(.none) }
       for index in 0..<count {
         // Swapped with the next letter.
         if index + 1 < count && word[index] != word[index + 1] {

@@ -169,8 +169,8 @@ public final class SpellingLanguage: @unchecked Sendable {
       if hashes.count - unique >= Self.maximumForms {
         hashes.sort()
         var kept = 0
-        // Sorted, a word's lowercase key (bit 0 clear) comes first and stays.
-        for hash in hashes where kept == 0 || hashes[kept - 1] >> 1 != hash >> 1 {
+        // Sorted, a word's two readings (bit 0) stay side by side.
+        for hash in hashes where kept == 0 || hashes[kept - 1] != hash {
           hashes[kept] = hash
           kept += 1
         }

@@ -10,13 +10,15 @@ struct WordIndex: Sendable {
   private(set) var count = 0
 
   /// The words of `hashes`, each with its value in `values` (0 when
-  /// none is given); a word given twice keeps its smaller value. The table
-  /// is sized once, two thirds full at most.
-  init(hashes: [UInt64], values given: [UInt8] = []) {
+  /// none is given); a word given twice keeps `merge` of its values (by
+  /// default the smaller). The table is sized once, two thirds full at most.
+  init(hashes: [UInt64], values given: [UInt8] = [], merge: (UInt8, UInt8) -> UInt8 = min) {
     let size = max(16, hashes.count + hashes.count / 2 + 1)
     slots = [UInt32](repeating: 0, count: size)
     values = [UInt8](repeating: 0, count: size)
-    for (index, hash) in hashes.enumerated() { insert(hash: hash, value: given.isEmpty ? 0 : given[index]) }
+    for (index, hash) in hashes.enumerated() {
+      insert(hash: hash, value: given.isEmpty ? 0 : given[index], merge: merge)
+    }
   }
 
   /// The 64-bit FNV-1a hash of the scalars, its lowest bit clear (a key
@@ -36,10 +38,15 @@ struct WordIndex: Sendable {
     (hash ^ UInt64(scalar.value)) &* FNV1a.prime
   }
 
-  /// Words given as keys: a hash with its value (0 or 1) in the lowest bit.
+  /// Words given as keys: a hash with its reading in the lowest bit (0: as
+  /// written in lowercase, 1: with a capital); a word given with both
+  /// (German's `grüße` and `Grüße`) has ``bothReadings``.
   init(keys: [UInt64]) {
-    self.init(hashes: keys.map { $0 & ~1 }, values: keys.map { UInt8($0 & 1) })
+    self.init(hashes: keys.map { $0 & ~1 }, values: keys.map { UInt8($0 & 1) }) { $0 == $1 ? $0 : Self.bothReadings }
   }
+
+  /// The value of a word of ``init(keys:)`` given in both readings.
+  static let bothReadings: UInt8 = 2
 
   private func slot(of hash: UInt64) -> (index: Int, fingerprint: UInt32) {
     let fingerprint = UInt32(truncatingIfNeeded: hash >> 32) | 1
@@ -47,11 +54,11 @@ struct WordIndex: Sendable {
     return (index, fingerprint)
   }
 
-  private mutating func insert(hash: UInt64, value: UInt8) {
+  private mutating func insert(hash: UInt64, value: UInt8, merge: (UInt8, UInt8) -> UInt8) {
     var (index, fingerprint) = slot(of: hash)
     while slots[index] != 0 {
       if slots[index] == fingerprint {
-        values[index] = min(values[index], value)
+        values[index] = merge(values[index], value)
         return
       }
       index = index + 1 == slots.count ? 0 : index + 1
