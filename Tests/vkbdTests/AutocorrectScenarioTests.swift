@@ -321,9 +321,12 @@ import Testing
     let directory = NSTemporaryDirectory() + "vkbd-programs-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    for name in ["rsync", "Uname", "ls", "x86_64-gcc", "run-parts", String(repeating: "a", count: 33)] {
+    for name in ["rsync", "Uname", "nl", "x", "x86_64-gcc", "run-parts", String(repeating: "a", count: 33)] {
       FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil)
     }
-    #expect(Dictionaries.programNames(in: [directory, "/nonexistent"]) == ["rsync", "uname"])
+    #expect(Dictionaries.programNames(in: [directory, "/nonexistent"]) == ["rsync", "uname", "nl"])
+    // A two-letter program is no misspelling either: nl is not ln.
+    let spelling = Spelling(languages: Self.english.languages, technical: ["nl"])
+    #expect(try Self.typed("use nl here ", spelling: spelling, config: "smart_punctuation: false\n") == "Use nl here ")
   }
 }

@@ -97,13 +97,14 @@ enum Dictionaries {
     "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games",
   ]
 
-  /// The names of the programs in `directories` that read as words (three
+  /// The names of the programs in `directories` that read as words (two
   /// to 32 letters), in lowercase: autocorrect leaves them as typed (`rsync`
-  /// is no misspelling of `sync`), and the word after one (its argument).
+  /// is no misspelling of `sync`, nor `nl` of `ln`), and the word after one
+  /// (its argument).
   static func programNames(in directories: [String] = programDirectories) -> Set<String> {
     var names = Set<String>()
     for name in directories.flatMap({ Files.names(in: $0) ?? [] }) {
-      guard (3...32).contains(name.unicodeScalars.count),
+      guard (2...32).contains(name.unicodeScalars.count),
         name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
       else { continue }
       names.insert(name.lowercased())
