@@ -1,0 +1,111 @@
+/// The word forms of a `.dic` file: each word, and what its affix flags
+/// make of it (a suffix, a prefix, both when they combine, a second suffix
+/// that a first one allows). Only forms of letters alone are listed: a
+/// word with an apostrophe, a hyphen or a digit is never a correction
+/// (French's elided `l'`, `qu'` prefixes would multiply the forms).
+enum WordForms {
+  /// Calls `found` with the hash of every form of the words of `text`,
+  /// until it says to stop; true when it stopped before the end.
+  static func expand(
+    _ text: String, path: String, affixes: AffixFile, found: (UInt64) -> Bool
+  ) throws(SpellingError) -> Bool {
+    let scalars = text.unicodeScalars
+    let firstEnd = scalars.firstIndex(of: "\n") ?? scalars.endIndex
+    let first = String(scalars[..<firstEnd]).trimmingPrefix("\u{FEFF}").filter { $0 != "\r" && $0 != " " }
+    guard Int(first) != nil else {
+      throw SpellingError(path: path, line: 1, reason: "the first line is not the number of words")
+    }
+    let excluded = [affixes.needAffix, affixes.onlyInCompound, affixes.forbidden].compactMap { $0 }
+    func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
+    var stopped = false
+    var lowercase: [Unicode.Scalar: Unicode.Scalar?] = [:]
+    /// Reports the form `first` then `second`, its first letter in lowercase.
+    func emit(_ first: some Collection<Unicode.Scalar>, _ second: some Collection<Unicode.Scalar>) {
+      guard !stopped, let initial = first.first ?? second.first else { return }
+      let lower: Unicode.Scalar?
+      if let known = lowercase[initial] {
+        lower = known
+      } else {
+        let mapping = initial.properties.lowercaseMapping.unicodeScalars
+        lower = mapping.count == 1 && mapping.first != initial ? mapping.first : nil
+        lowercase[initial] = lower
+      }
+      var hash = WordIndex.mix(WordIndex.seed, lower ?? initial)
+      if first.isEmpty {
+        for scalar in second.dropFirst() { hash = WordIndex.mix(hash, scalar) }
+      } else {
+        for scalar in first.dropFirst() { hash = WordIndex.mix(hash, scalar) }
+        for scalar in second { hash = WordIndex.mix(hash, scalar) }
+      }
+      if !found(hash & ~1 | (lower == nil ? 0 : 1)) { stopped = true }
+    }
+    /// Applies the affixes of `flags` to `word`; `depth` 0 allows a second suffix.
+    func derive(_ word: [Unicode.Scalar], flags: [UInt32], prefixed: Bool, depth: Int) {
+      // The prefixes a suffix combines with.
+      let crossPrefixes =
+        depth == 0 && !prefixed
+        ? flags.filter { affixes.affixes[$0].map { $0.isPrefix && $0.crossProduct } ?? false } : []
+      for flag in flags {
+        guard let affix = affixes.affixes[flag], !(prefixed && affix.isPrefix) else { continue }
+        affix.forEachCandidate(for: word) { rule in
+          guard rule.isLetters && rule.applies(to: word, isPrefix: affix.isPrefix) else { return }
+          if let circumfix = affixes.circumfix, rule.continuation.contains(circumfix) { return }
+          if isWord(rule.continuation) {
+            if affix.isPrefix {
+              emit(rule.add, word[rule.strip.count...])
+            } else {
+              emit(word[..<(word.count - rule.strip.count)], rule.add)
+            }
+          }
+          // A suffix and a prefix that both allow it combine.
+          let prefixes = affix.crossProduct && !affix.isPrefix ? crossPrefixes : []
+          guard depth == 0, !stopped, !rule.continuation.isEmpty || !prefixes.isEmpty else { return }
+          let form = rule.apply(to: word, isPrefix: affix.isPrefix)
+          if !rule.continuation.isEmpty {
+            derive(form, flags: rule.continuation, prefixed: prefixed || affix.isPrefix, depth: 1)
+          }
+          if !prefixes.isEmpty { derive(form, flags: prefixes, prefixed: false, depth: 1) }
+        }
+      }
+    }
+    // One pass over the text's scalars: a line's word ends at its first
+    // unescaped slash (its flags follow) or at a blank (data fields follow).
+    var word: [Unicode.Scalar] = []
+    var flagText: [Unicode.Scalar] = []
+    enum Part { case word, flags, rest }
+    var part = Part.word
+    var letters = true
+    var escaped = false
+    func endLine() {
+      defer {
+        word.removeAll(keepingCapacity: true)
+        flagText.removeAll(keepingCapacity: true)
+        part = .word
+        letters = true
+        escaped = false
+      }
+      guard !word.isEmpty, letters, !stopped else { return }
+      let flags = affixes.flags(of: Substring(String(String.UnicodeScalarView(flagText))))
+      if isWord(flags) { emit(word, EmptyCollection()) }
+      derive(word, flags: flags, prefixed: false, depth: 0)
+    }
+    for scalar in scalars[firstEnd...].dropFirst() {
+      if stopped { break }
+      switch (part, scalar) {
+      case (_, "\n"): endLine()
+      case (.rest, _): continue
+      case (_, " "), (_, "\t"), (_, "\r"): part = .rest
+      case (.word, "\\") where !escaped: escaped = true
+      case (.word, "/") where !escaped: part = .flags
+      case (.word, _):
+        if escaped && scalar != "/" { word.append("\\") }
+        escaped = false
+        if letters && !scalar.properties.isAlphabetic { letters = false }
+        word.append(scalar)
+      case (.flags, _): flagText.append(scalar)
+      }
+    }
+    endLine()
+    return stopped
+  }
+}
