@@ -10,13 +10,16 @@
    that list is a multiple of 7; these are the others (every 7th + 3).
 2. Real prose: texts that ship with Debian, typed whole. The share of
    words that arrive changed (each changed word is printed, for reading).
+   Its words run together where a space was missed (`inthe` -> `in the`)
+   are typed the same way; nothing was tuned on them.
 3. Technical prose: Debian's READMEs of apt, bash, coreutils and codespell,
    full of commands and options, the same way.
 4. Real shell scripts (Debian's `which` and `gettext.sh`) typed into a
    terminal (foot) and a code editor (VS Code): they must arrive unchanged.
 
-Usage: quality.py VKBD [--sample N] [--minimum-exact P] [--maximum-changed P]
+Usage: quality.py VKBD [--sample N] [--minimum-exact P] [--maximum-wrong P] [--maximum-changed P]
                        [--maximum-technical P] [--hunspell] [--tuning]
+                       [--wrong]
 The thresholds make it a check: it exits 1 past any of them (scripts that
 do not arrive unchanged always fail it).
 """
@@ -52,6 +55,17 @@ def misspellings(sample, tuning=False):
     return [pair for index, pair in enumerate(pairs) if index % 7 == (0 if tuning else 3)][:sample], len(pairs)
 
 
+def missed_spaces():
+    """codespell's entries for two words run together (`inthe` -> `in the`)."""
+    pairs = []
+    for line in open(CODESPELL, encoding="utf-8"):
+        typo, _, fixes = line.strip().partition("->")
+        fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
+        if len(fixes) == 1 and fixes[0].count(" ") == 1 and fixes[0].replace(" ", "") == typo:
+            pairs.append((typo, fixes[0]))
+    return pairs
+
+
 def hunspell(options, text):
     run = subprocess.run(["hunspell", "-d", "en_US"] + options, input=text, capture_output=True, text=True,
                          check=True)
@@ -72,8 +86,16 @@ def first_suggestions(typos):
 
 
 def simulate(vkbd, words):
-    """Types the words, each followed by a space, into a text field."""
-    return type_text(vkbd, "".join(word + " " for word in words), "org.gnome.TextEditor text").split(" ")[:len(words)]
+    """Types the words, each followed by a space, into a text field: what
+    became of each (a word split in two where a space was missed is one)."""
+    out = type_text(vkbd, "".join(word + " " for word in words), "org.gnome.TextEditor text").split(" ")
+    arrived = []
+    for word in words:
+        if len(out) > 1 and out[0] != word and out[0] + out[1] == word:
+            arrived.append(out.pop(0) + " " + out.pop(0))
+        elif out:
+            arrived.append(out.pop(0))
+    return arrived
 
 
 def type_text(vkbd, text, focus):
@@ -118,9 +140,11 @@ def main():
     parser.add_argument("vkbd")
     parser.add_argument("--sample", type=int, default=2000)
     parser.add_argument("--minimum-exact", type=float)
+    parser.add_argument("--maximum-wrong", type=float)
     parser.add_argument("--maximum-changed", type=float)
     parser.add_argument("--maximum-technical", type=float)
     parser.add_argument("--hunspell", action="store_true", help="also measure hunspell's first suggestion")
+    parser.add_argument("--wrong", action="store_true", help="print each misspelling corrected to another word")
     parser.add_argument("--tuning", action="store_true",
                         help="the misspellings the costs are tuned on (every 7th), not those reported")
     args = parser.parse_args()
@@ -134,6 +158,10 @@ def main():
     print(f"misspellings: {len(pairs)} of {total} codespell pairs")
     print(f"  vkbd corrected exactly {exact} ({100 * exact / len(pairs):.1f}%), "
           f"to another word {wrong} ({100 * wrong / len(pairs):.1f}%), left {len(pairs) - exact - wrong}")
+    if args.wrong:
+        for (t, f), out in zip(pairs, typed):
+            if out not in (t, f):
+                print(f"  {t} -> {out} (meant {f})")
     if args.hunspell:
         firsts = first_suggestions(typos)
         right = sum(1 for (t, f), s in zip(pairs, firsts) if s == f)
@@ -141,6 +169,16 @@ def main():
     if args.minimum_exact is not None and 100 * exact / len(pairs) < args.minimum_exact:
         print(f"FAIL: fewer than {args.minimum_exact}% corrected exactly")
         failed = True
+    if args.maximum_wrong is not None and 100 * wrong / len(pairs) > args.maximum_wrong:
+        print(f"FAIL: more than {args.maximum_wrong}% corrected to another word")
+        failed = True
+
+    pairs = missed_spaces()
+    typed = simulate(args.vkbd, [t for t, _ in pairs])
+    exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
+    wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
+    print(f"missed spaces: {len(pairs)} of codespell's words run together: split exactly {exact} "
+          f"({100 * exact / len(pairs):.1f}%), changed otherwise {wrong}, left {len(pairs) - exact - wrong}")
 
     share = changed_share(args.vkbd, "prose", PROSE)
     if args.maximum_changed is not None and share > args.maximum_changed:

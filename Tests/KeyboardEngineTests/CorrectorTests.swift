@@ -125,9 +125,11 @@ import Testing
   }
 
   @Test func aFrequencyFileIsReadOrSaidWhatIsWrongWithIt() throws {
-    let directory = try Self.dictionary(aff: "SET UTF-8\n", dic: "1\nword\n")
+    let directory = try Self.dictionary(aff: "SET UTF-8\nTRY dorw\n", dic: "2\nword\nother\n")
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    func file(_ magic: String = "vkbdfreq", version: UInt32 = 1, words: [(String, UInt8)], cut: Int = 0) -> Data {
+    func file(
+      _ magic: String = "vkbdfreq", version: UInt32 = 2, words: [(String, UInt8)], common: [UInt8]? = nil, cut: Int = 0
+    ) -> Data {
       var data = Data(magic.utf8)
       withUnsafeBytes(of: version.littleEndian) { data.append(contentsOf: $0) }
       withUnsafeBytes(of: UInt32(words.count).littleEndian) { data.append(contentsOf: $0) }
@@ -135,6 +137,9 @@ import Testing
         withUnsafeBytes(of: WordIndex.hash(word.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
       }
       data.append(contentsOf: words.map(\.1))
+      let text = common ?? Array(words.filter { $0.1 <= 70 }.map { $0.0 + "\n" }.joined().utf8)
+      withUnsafeBytes(of: UInt32(text.count).littleEndian) { data.append(contentsOf: $0) }
+      data.append(contentsOf: text)
       return data.dropLast(cut)
     }
     func load(_ data: Data?) throws -> SpellingLanguage {
@@ -142,20 +147,25 @@ import Testing
       if let data { try data.write(to: URL(fileURLWithPath: "\(directory)/xx.freq")) }
       return try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: directory)
     }
-    let good = try load(file(words: [("word", 20), ("other", 60)]))
+    // The common words the dictionary has are searched two slips away;
+    // "other" is too rare and "wordy" not the dictionary's.
+    let good = try load(file(words: [("word", 20), ("other", 80), ("wordy", 30)]))
     #expect(good.frequencyProblem == nil)
     #expect(good.rarity(hash: WordIndex.hash("word".unicodeScalars)) == 20)
     #expect(good.rarity(hash: WordIndex.hash("none".unicodeScalars)) == SpellingLanguage.unlisted)
+    #expect(good.common?.count == 1)
     let path = "\(directory)/xx.freq"
     for (data, problem) in [
       (nil, "\(path): No such file or directory"),
       (file("notafreq", words: []), "\(path): not a frequency file of vkbd"),
-      (file(version: 2, words: []), "\(path): version 2 of the format, where vkbd reads 1"),
-      (file(words: [("word", 20)], cut: 1), "\(path): 24 bytes where 1 words take 25"),
+      (file(version: 1, words: []), "\(path): version 1 of the format, where vkbd reads 2"),
+      (file(words: [("word", 20)], cut: 1), "\(path): 33 bytes where 1 words and their text take 29 and more"),
+      (file(words: [("word", 20)], common: [0x66, 0xFC, 0x0A]), "\(path): its common words are not UTF-8"),
+      (file(words: [("word", 20)]).prefix(20), "\(path): 20 bytes where 1 words and their text take 29 and more"),
     ] as [(Data?, String)] {
       let language = try load(data)
       #expect(language.frequencyProblem == problem)
-      #expect(language.rarity(hash: WordIndex.hash("word".unicodeScalars)) == nil)
+      #expect(language.rarity(hash: WordIndex.hash("word".unicodeScalars)) == nil && language.common == nil)
     }
   }
 

@@ -300,6 +300,32 @@ import Testing
     #expect(try Self.typed("try wrold ", spelling: plain, config: "smart_punctuation: false\n") == "Try world ")
   }
 
+  @Test func aCommonWordTwoSlipsAwayIsTheCorrectionWhereNoneIsOneSlipAway() throws {
+    // Two slips each: ie swapped and an e too many; an m doubled and an r
+    // not; an s doubled and a p not.
+    #expect(
+      try Self.typed("the recieveing tommorow dissapointing ")
+        == "The receiving tomorrow disappointing ")
+    // Words shorter than six letters are too near too many words.
+    #expect(try Self.typed("an anwsr ") == "An anwsr ")
+    // German: an r doubled and an s not.
+    #expect(
+      try Self.typed("das ist interresant ", spelling: Self.german, layout: "de") == "Das ist interessant ")
+  }
+
+  @Test func twoWordsRunTogetherAreSplitWhereTheSpaceWasMissed() throws {
+    // Not `thesis`: two common words beat a vowel for another.
+    #expect(try Self.typed("thisis a test ofthe split ") == "This is a test of the split ")
+    #expect(try Self.typed("ichbin sicher ", spelling: Self.german, layout: "de") == "Ich bin sicher ")
+    // Words people write run together, of words less common than `of the`.
+    #expect(try Self.typed("the filename and username ") == "The filename and username ")
+    // Backspace undoes a split as any correction.
+    let undone = try Simulation.run(
+      "focus org.gnome.TextEditor text\nfield \"\"\ntype \"we saw thisis \"\ntap backspace\ntype \"x\"\n",
+      config: "", spelling: Self.english)
+    #expect(undone.text == "We saw thisis x")
+  }
+
   @Test func aWordPeopleWriteStaysUnlessACorrectionClearlyBeatsIt() throws {
     // wordfreq has these from real text; none is in a dictionary.
     let plain = Spelling(languages: Self.english.languages)

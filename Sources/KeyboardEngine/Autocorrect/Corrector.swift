@@ -20,6 +20,7 @@ struct Corrector {
     var otherKey = 1.9
     var listed = 1.5  // the dictionary's list of misspellings (REP)
     var transliterated = 0.5  // the language's letters written without their keys: ss for ß
+    var secondSlip = 0.3  // two slips in one word, beside what each costs
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
     /// Per unit of rarity (``SpellingLanguage/frequencies``) past
     /// `commonRarity`: the commonest words cost nothing, a word the list
@@ -35,6 +36,15 @@ struct Corrector {
     var contractionLead: UInt8 = 10
     /// How far the best correction must stand above the next.
     var margin = 0.38
+    /// A space missed between two words, beside how rare they are; a
+    /// word of one letter (`a`, `i`) costs more.
+    var missedSpace = 0.9
+    var letterWord = 0.5
+    /// The rarest words a missed space may have run together: Zipf 4 (once
+    /// in ten thousand words), or Zipf 6 where the list has the words run
+    /// together (`ofthe`, but not `filename`).
+    var splitRarity: UInt8 = 35
+    var splitListedRarity: UInt8 = 30
     /// A correction costing more is no correction.
     var ceiling = 2.6
 
@@ -61,6 +71,8 @@ struct Corrector {
         case .otherKey: otherKey
         case .listed: listed
         case .transliterated: transliterated
+        case .two(let both): both + secondSlip
+        case .missedSpace(let halves): missedSpace + halves
         }
       return slip + (candidate.capital ? capital : 0) + (candidate.rarity.map(cost(ofRarity:)) ?? 0)
     }
@@ -69,13 +81,26 @@ struct Corrector {
   }
 
   /// The slip that turns a word into what was typed.
-  enum Slip {
+  enum Slip: Equatable {
+    /// Two words: each half is confirmed already.
+    var isMissedSpace: Bool {
+      if case .missedSpace = self { return true }
+      return false
+    }
+
     case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
+    /// Two slips, which cost this much together.
+    case two(Double)
+    /// A space missed between two words, which cost this much more.
+    case missedSpace(Double)
   }
 
   /// Words shorter or longer than these are never corrected.
   static let shortest = 2
   static let longest = 32
+  /// Words shorter than this are never taken for two slips: too many
+  /// words are two slips from a short one.
+  static let shortestForTwoSlips = 6
 
   struct Candidate {
     var word: [Unicode.Scalar]
@@ -99,18 +124,18 @@ struct Corrector {
   ) -> [Unicode.Scalar]? {
     guard typed.count >= Self.shortest, typed.count <= Self.longest else { return nil }
     if !nounsOnly, let contraction = contraction(of: typed, known: false) { return contraction }
-    let found = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly)
-    // libhunspell confirms the leaders: the index may hold a form the
-    // dictionary forbids, or (rarely) a stranger with the same fingerprint.
-    // A word's other reading (`grüße`, the noun `Grüße`) is no rival: the
-    // cheaper stands for both.
-    var confirmed: [Candidate] = []
-    for candidate in found.prefix(6) where languages.contains(where: { $0.spells(candidate.word) }) {
-      if confirmed.contains(where: { Self.sameBeyondFirstCase($0.word, candidate.word) }) { continue }
-      confirmed.append(candidate)
-      if confirmed.count == 2 { break }
+    var near = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly)
+    if !nounsOnly {
+      near += splits(of: typed)
+      near.sort { $0.cost < $1.cost }
     }
-    guard let best = costs.choose(confirmed) else { return nil }
+    var best = choose(near)
+    // Only where one slip finds nothing that stands out are two looked for.
+    if best == nil && typed.count >= Self.shortestForTwoSlips {
+      let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, twoSlips: true)
+      if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }) }
+    }
+    guard let best else { return nil }
     // A word people write (the list has it) stays unless the correction
     // is clearly likelier than the word as typed, or is the word with the
     // dictionary's own letters and at least as common: the list has the
@@ -124,6 +149,45 @@ struct Corrector {
     return best.word
   }
 
+  /// The best of `found` (cheapest first) that libhunspell confirms, when
+  /// it stands out. The index may hold a form the dictionary forbids, or
+  /// (rarely) a stranger with the same fingerprint. A word's other reading
+  /// (`grüße`, the noun `Grüße`) is no rival: the cheaper stands for both.
+  private func choose(_ found: [Candidate]) -> Candidate? {
+    var confirmed: [Candidate] = []
+    for candidate in found.prefix(6) where candidate.slip.isMissedSpace || spells(candidate.word) {
+      if confirmed.contains(where: { Self.sameBeyondFirstCase($0.word, candidate.word) }) { continue }
+      confirmed.append(candidate)
+      if confirmed.count == 2 { break }
+    }
+    return costs.choose(confirmed)
+  }
+
+  /// `typed` as two words a missed space ran together (`thisis` is `this
+  /// is`), at each place where both halves are common words a dictionary
+  /// spells as written: where the list has `typed` itself (people write
+  /// `filename`), only words as common as `this` and `is`.
+  func splits(of typed: [Unicode.Scalar]) -> [Candidate] {
+    guard typed.count >= 3, let typedRarity = rarity(of: typed) else { return [] }
+    let limit = typedRarity < SpellingLanguage.unlisted ? costs.splitListedRarity : costs.splitRarity
+    var found: [Candidate] = []
+    for at in 1..<(typed.count - 1) {
+      guard let leftRarity = rarity(of: typed[..<at]), leftRarity <= limit,
+        let rightRarity = rarity(of: typed[at...]), rightRarity <= limit, spells(typed[..<at]), spells(typed[at...])
+      else { continue }
+      let left = Array(typed[..<at])
+      let right = Array(typed[at...])
+      let halves = costs.cost(ofRarity: leftRarity) + costs.cost(ofRarity: rightRarity) + (at == 1 ? costs.letterWord : 0)
+      var candidate = Candidate(word: left + [" "] + right, slip: .missedSpace(halves))
+      candidate.cost = costs.of(candidate)
+      found.append(candidate)
+    }
+    return found
+  }
+
+  /// Whether a dictionary spells `word` as written.
+  private func spells(_ word: some Collection<Unicode.Scalar>) -> Bool { languages.contains { $0.spells(word) } }
+
   /// Whether two words differ at most in their first letter's case.
   static func sameBeyondFirstCase(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool {
     guard first.count == second.count, let a = first.first, let b = second.first else { return false }
@@ -133,7 +197,7 @@ struct Corrector {
 
   /// How rare `word` is in the languages' lists (the commonest reading):
   /// nil where no language has a list.
-  func rarity(of word: [Unicode.Scalar]) -> UInt8? {
+  func rarity(of word: some Collection<Unicode.Scalar>) -> UInt8? {
     var rarest: UInt8?
     for language in languages {
       if let value = language.rarity(of: word), value < rarest ?? .max { rarest = value }
@@ -182,14 +246,17 @@ struct Corrector {
 
   /// The words one slip away from `typed` that the indexes hold, each
   /// with its cheapest slip, cheapest first; `nounsOnly`: the nouns of the
-  /// languages that write them with a capital.
-  func candidates(of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false) -> [Candidate] {
+  /// languages that write them with a capital; `twoSlips`: the common
+  /// words two slips away instead.
+  func candidates(
+    of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, twoSlips: Bool = false
+  ) -> [Candidate] {
     var found: [Candidate] = []
     // A word is looked up in the languages whose alphabet it is written in.
     for language in languages where typed.allSatisfy({ language.letters.contains($0) }) {
       if nounsOnly && !language.capitalizesNouns { continue }
       var search = Search(typed: typed, language: language, neighbours: neighbours)
-      search.run()
+      if twoSlips { search.runTwoSlips(costs: costs) } else { search.run() }
       for var candidate in search.found where !nounsOnly || candidate.capital {
         candidate.rarity = language.rarity(of: candidate.word)
         candidate.cost = costs.of(candidate)
@@ -217,6 +284,14 @@ struct Corrector {
     let letterPlaces: [KeyNeighbours.Place?]
     let typedVowels: [Bool]
     let letterVowels: [Bool]
+    /// The typed letters' classes among the language's runs of three
+    /// (``LetterTrigrams``), with two word edges before and one after.
+    let typedClasses: [LetterTrigrams.Class]
+    let letterClasses: [LetterTrigrams.Class]
+    /// The language's tables, held here: read through the language (a
+    /// class) each lookup would retain and release them.
+    let forms: WordIndex
+    let trigrams: LetterTrigrams
 
     init(typed: [Unicode.Scalar], language: SpellingLanguage, neighbours: KeyNeighbours) {
       self.typed = typed
@@ -227,6 +302,25 @@ struct Corrector {
       letterPlaces = language.letters.map(neighbours.place(of:))
       typedVowels = typed.map(Self.isVowel)
       letterVowels = language.letters.map(Self.isVowel)
+      let edge = LetterTrigrams.edge
+      typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
+      letterClasses = language.letters.map(language.trigrams.letterClass)
+      forms = language.forms
+      trigrams = language.trigrams
+    }
+
+    /// The class of the typed letter at `index`: an edge before or after.
+    func typedClass(_ index: Int) -> LetterTrigrams.Class {
+      index < typed.count ? typedClasses[index + 2] : LetterTrigrams.edge
+    }
+
+    /// Whether a word may have `letter` (of class `middle`) between the
+    /// typed letters before `index` and those from `next` on: each run of
+    /// three it makes is one some form has.
+    func mayHave(_ middle: LetterTrigrams.Class, before index: Int, resumingAt next: Int) -> Bool {
+      trigrams.contains(typedClass(index - 2), typedClass(index - 1), middle)
+        && trigrams.contains(typedClass(index - 1), middle, typedClass(next))
+        && (next >= typed.count || trigrams.contains(middle, typedClass(next), typedClass(next + 1)))
     }
 
     static func isVowel(_ scalar: Unicode.Scalar) -> Bool {
@@ -242,7 +336,7 @@ struct Corrector {
     /// Looks up `scratch`: as written, or with a capital first letter, or
     /// both (German's `grüße` and the noun `Grüße`).
     mutating func consider(_ slip: Slip) {
-      guard let form = language.form(hash: WordIndex.hash(scratch)) else { return }
+      guard let form = forms.value(hash: WordIndex.hash(scratch)) else { return }
       if form != 1 { found.append(Candidate(word: scratch, slip: slip)) }
       if form != 0, let capital = language.capitals[scratch[0]] {
         var word = scratch
@@ -256,7 +350,7 @@ struct Corrector {
       let count = word.count
       // The word itself with a capital: a name or a German noun.
       reset()
-      if let form = language.form(hash: WordIndex.hash(word)), form != 0 { consider(.none) }
+      if let form = forms.value(hash: WordIndex.hash(word)), form != 0 { consider(.none) }
       for index in 0..<count {
         // Swapped with the next letter.
         if index + 1 < count && word[index] != word[index + 1] {
@@ -280,6 +374,7 @@ struct Corrector {
         // Another letter in its place.
         reset()
         for (letterIndex, letter) in language.letters.enumerated() where letter != word[index] {
+          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
           scratch[index] = letter
           let slip: Slip =
             KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
@@ -291,7 +386,8 @@ struct Corrector {
       for index in 0...count {
         reset()
         scratch.insert(language.letters.first ?? "a", at: index)
-        for letter in language.letters {
+        for (letterIndex, letter) in language.letters.enumerated() {
+          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index) else { continue }
           scratch[index] = letter
           let doubled = (index > 0 && word[index - 1] == letter) || (index < count && word[index] == letter)
           consider(doubled ? .doubled : .missing)
@@ -308,6 +404,72 @@ struct Corrector {
           if !scratch.isEmpty { consider(.listed) }
         }
       }
+    }
+
+    /// The common words two slips from the typed word, each costing what
+    /// its two slips cost (``slips(typed:meant:costs:)``).
+    mutating func runTwoSlips(costs: Costs) {
+      guard let common = language.common else { return }
+      var typedLetters: [UInt8] = []
+      for scalar in typed {
+        guard let index = language.letters.firstIndex(of: scalar), index < 255 else { return }
+        typedLetters.append(UInt8(index))
+      }
+      var words: [(word: [UInt8], reading: UInt8)] = []
+      var rows: [UInt8] = []
+      var word: [UInt8] = []
+      common.searchTwoSlips(typedLetters, rows: &rows, word: &word) { words.append(($0, $1)) }
+      for (word, reading) in words {
+        let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs))
+        scratch.removeAll(keepingCapacity: true)
+        for letter in word { scratch.append(language.letters[Int(letter)]) }
+        if reading != 1 { found.append(Candidate(word: scratch, slip: slip)) }
+        if reading != 0, let capital = language.capitals[scratch[0]] {
+          scratch[0] = capital
+          found.append(Candidate(word: scratch, slip: slip, capital: true))
+        }
+      }
+    }
+
+    /// What the cheapest slips that make `typed` of `word` cost (both as
+    /// indexes of the language's letters), each priced as the one-slip
+    /// search prices it: an edit distance weighed by the keys' places.
+    func slips(typed: [UInt8], meant word: [UInt8], costs: Costs) -> Double {
+      let width = word.count + 1
+      var table = [Double](repeating: 0, count: (typed.count + 1) * width)
+      func place(_ letter: UInt8) -> KeyNeighbours.Place? { letterPlaces[Int(letter)] }
+      for column in 1..<width { table[column] = Double(column) * costs.missing }
+      for row in 1...typed.count {
+        let letter = typed[row - 1]
+        // The typed letter as one too many: doubled, beside a key pressed, or stray.
+        let extra =
+          (row > 1 && typed[row - 2] == letter) || (row < typed.count && typed[row] == letter)
+          ? costs.doubled
+          : (row > 1 && KeyNeighbours.touch(place(typed[row - 2]), place(letter)))
+            || (row < typed.count && KeyNeighbours.touch(place(typed[row]), place(letter)))
+            ? costs.extraNeighbour : costs.extra
+        table[row * width] = table[(row - 1) * width] + extra
+        for column in 1..<width {
+          let meant = word[column - 1]
+          let missing =
+            (row > 0 && typed[row - 1] == meant) || (row < typed.count && typed[row] == meant)
+            ? costs.doubled : costs.missing
+          let other =
+            meant == letter
+            ? 0
+            : KeyNeighbours.touch(place(letter), place(meant))
+              ? costs.neighbourKey
+              : letterVowels[Int(letter)] && letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
+          var cost = min(
+            table[(row - 1) * width + column] + extra, table[row * width + column - 1] + missing,
+            table[(row - 1) * width + column - 1] + other)
+          if row > 1, column > 1, typed[row - 2] == meant, letter == word[column - 2], letter != meant {
+            cost = min(cost, table[(row - 2) * width + column - 2] + costs.swapped)
+          }
+          table[row * width + column] = cost
+        }
+      }
+      return table[table.count - 1]
     }
 
     /// The word with the language's letters in place of how a keyboard

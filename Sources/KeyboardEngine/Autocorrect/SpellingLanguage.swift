@@ -109,10 +109,15 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// so, 1 for one the dictionary has only with a capital (a name, a German
   /// noun). One lookup finds either.
   let forms: WordIndex
+  /// The runs of three letters the forms have.
+  let trigrams: LetterTrigrams
   /// How rare each word is in real use, as wordfreq's list of the
   /// language ranks it: 90 less ten times its Zipf value (0 for a word as
   /// common as "the", 80 for one in a hundred million words); nil: no list.
   let frequencies: WordIndex?
+  /// The list's common words that the dictionary has, searched two slips
+  /// around a typo; nil without a list.
+  let common: CommonWords?
   /// Why the language's frequency list is not in use, with its path.
   public let frequencyProblem: String?
   /// Whether the language writes its nouns with a capital (German,
@@ -162,9 +167,11 @@ public final class SpellingLanguage: @unchecked Sendable {
     let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
     var hashes: [UInt64] = []
     var unique = 0  // the distinct hashes before `unique`, sorted
+    var trigrams = LetterTrigrams(letters: affixes.letters)
     isTruncated = try WordForms.expand(Self.read(dictionaryPath), path: dictionaryPath, affixes: affixes) {
       // A key: the hash, and in its lowest bit whether the word has a capital.
       hashes.append($0)
+      trigrams.add($1)
       // Many forms come twice or more (from two flags): only distinct ones count.
       if hashes.count - unique >= Self.maximumForms {
         hashes.sort()
@@ -180,24 +187,29 @@ public final class SpellingLanguage: @unchecked Sendable {
       return unique < Self.maximumForms
     }
     forms = WordIndex(keys: hashes)
+    self.trigrams = trigrams
     formCount = forms.count
     hashes = []
+    letters = affixes.letters
     if let frequencyDirectory {
       let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
       do throws(SpellingError) {
-        frequencies = try Self.frequencies(at: path)
+        let (list, text) = try Self.frequencies(at: path)
+        frequencies = list
+        common = Self.commonWords(text, forms: forms, letters: letters)
         frequencyProblem = nil
       } catch {
         frequencies = nil
+        common = nil
         frequencyProblem = "\(error)"
       }
     } else {
       frequencies = nil
+      common = nil
       frequencyProblem = nil
     }
-    indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0)
+    indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0) + (common?.memoryBytes ?? 0)
     self.name = name
-    letters = affixes.letters
     var capitals: [Unicode.Scalar: Unicode.Scalar] = [:]
     for letter in letters {
       let capital = letter.properties.uppercaseMapping.unicodeScalars
@@ -255,9 +267,11 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// How rare `word` is, its first letter taken in lowercase (the lists
   /// have words as written in running text: `zeit` for the noun `Zeit`)
   /// and `ß` as `ss` (wordfreq folds case so: `straße` is `strasse`).
-  func rarity(of word: [Unicode.Scalar]) -> UInt8? {
+  func rarity(of word: some Collection<Unicode.Scalar>) -> UInt8? {
     guard frequencies != nil, let first = word.first else { return nil }
     if word.contains("ß") { return rarity(of: word.flatMap { $0 == "ß" ? ["s", "s"] : [$0] }) }
+    // The language's letters are lowercase: only another needs its mapping.
+    guard trigrams.letterClass(first) == LetterTrigrams.other else { return rarity(hash: WordIndex.hash(word)) }
     let lower = first.properties.lowercaseMapping.unicodeScalars
     let hash =
       lower.count == 1 && lower.first != first
@@ -270,8 +284,9 @@ public final class SpellingLanguage: @unchecked Sendable {
   static let maximumFrequencyBytes = 32 << 20
 
   /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
-  /// (1) and count, the words' hashes, their rarities.
-  private static func frequencies(at path: String) throws(SpellingError) -> WordIndex {
+  /// (2) and count, the words' hashes, their rarities, then the common
+  /// words' text (its size, then a word a line).
+  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex, common: [Substring]) {
     let bytes = try readBytes(path, limit: maximumFrequencyBytes)
     func word(at offset: Int, _ size: Int) -> UInt64 {
       (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
@@ -279,16 +294,41 @@ public final class SpellingLanguage: @unchecked Sendable {
     guard bytes.count >= 16, bytes[..<8].elementsEqual("vkbdfreq".utf8) else {
       throw SpellingError(path: path, reason: "not a frequency file of vkbd")
     }
-    guard word(at: 8, 4) == 1 else {
-      throw SpellingError(path: path, reason: "version \(word(at: 8, 4)) of the format, where vkbd reads 1")
+    guard word(at: 8, 4) == 2 else {
+      throw SpellingError(path: path, reason: "version \(word(at: 8, 4)) of the format, where vkbd reads 2")
     }
     let count = Int(word(at: 12, 4))
-    guard bytes.count == 16 + count * 9 else {
-      throw SpellingError(path: path, reason: "\(bytes.count) bytes where \(count) words take \(16 + count * 9)")
+    let textStart = 16 + count * 9 + 4
+    guard bytes.count >= textStart, bytes.count == textStart + Int(word(at: textStart - 4, 4)) else {
+      throw SpellingError(
+        path: path, reason: "\(bytes.count) bytes where \(count) words and their text take \(textStart) and more")
+    }
+    guard let text = String(validating: bytes[textStart...], as: UTF8.self) else {
+      throw SpellingError(path: path, reason: "its common words are not UTF-8")
     }
     var hashes = [UInt64](repeating: 0, count: count)
     for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
-    return WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)...]))
+    let index = WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]))
+    return (index, text.split(separator: "\n"))
+  }
+
+  /// The trie of the list's common words that the dictionary has (with
+  /// their reading), in the letters the language is written in.
+  private static func commonWords(_ text: [Substring], forms: WordIndex, letters: [Unicode.Scalar]) -> CommonWords {
+    var indexes: [Unicode.Scalar: UInt8] = [:]
+    for (index, letter) in letters.prefix(255).enumerated() { indexes[letter] = UInt8(index) }
+    var words: [(letters: [UInt8], reading: UInt8)] = []
+    words.reserveCapacity(text.count)
+    for word in text where word.unicodeScalars.count <= Corrector.longest {
+      guard let reading = forms.value(hash: WordIndex.hash(word.unicodeScalars)) else { continue }
+      var letters: [UInt8] = []
+      for scalar in word.unicodeScalars {
+        guard let index = indexes[scalar] else { break }
+        letters.append(index)
+      }
+      if letters.count == word.unicodeScalars.count { words.append((letters, reading)) }
+    }
+    return CommonWords(words: words)
   }
 
   private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {

@@ -5,9 +5,10 @@
 /// (French's elided `l'`, `qu'` prefixes would multiply the forms).
 enum WordForms {
   /// Calls `found` with the hash of every form of the words of `text`,
-  /// until it says to stop; true when it stopped before the end.
+  /// and the form itself (its first letter in lowercase), until it says to
+  /// stop; true when it stopped before the end.
   static func expand(
-    _ text: String, path: String, affixes: AffixFile, found: (UInt64) -> Bool
+    _ text: String, path: String, affixes: AffixFile, found: (UInt64, [Unicode.Scalar]) -> Bool
   ) throws(SpellingError) -> Bool {
     let scalars = text.unicodeScalars
     let firstEnd = scalars.firstIndex(of: "\n") ?? scalars.endIndex
@@ -19,6 +20,7 @@ enum WordForms {
     func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
     var stopped = false
     var lowercase: [Unicode.Scalar: Unicode.Scalar?] = [:]
+    var form: [Unicode.Scalar] = []
     /// Reports the form `first` then `second`, its first letter in lowercase.
     func emit(_ first: some Collection<Unicode.Scalar>, _ second: some Collection<Unicode.Scalar>) {
       guard !stopped, let initial = first.first ?? second.first else { return }
@@ -30,14 +32,15 @@ enum WordForms {
         lower = mapping.count == 1 && mapping.first != initial ? mapping.first : nil
         lowercase[initial] = lower
       }
-      var hash = WordIndex.mix(WordIndex.seed, lower ?? initial)
+      form.removeAll(keepingCapacity: true)
+      form.append(lower ?? initial)
       if first.isEmpty {
-        for scalar in second.dropFirst() { hash = WordIndex.mix(hash, scalar) }
+        form.append(contentsOf: second.dropFirst())
       } else {
-        for scalar in first.dropFirst() { hash = WordIndex.mix(hash, scalar) }
-        for scalar in second { hash = WordIndex.mix(hash, scalar) }
+        form.append(contentsOf: first.dropFirst())
+        form.append(contentsOf: second)
       }
-      if !found(hash & ~1 | (lower == nil ? 0 : 1)) { stopped = true }
+      if !found(WordIndex.hash(form) | (lower == nil ? 0 : 1), form) { stopped = true }
     }
     /// Applies the affixes of `flags` to `word`; `depth` 0 allows a second suffix.
     func derive(_ word: [Unicode.Scalar], flags: [UInt32], prefixed: Bool, depth: Int) {
