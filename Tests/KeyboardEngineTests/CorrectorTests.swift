@@ -4,12 +4,10 @@ import Testing
 @testable import KeyboardEngine
 
 /// The corrector and the dictionaries it reads: Debian's real hunspell
-/// files and layouts, and broken files of every sort. One test at a time:
-/// the dictionaries below serve every test, and a dictionary is one
-/// thread's, as in the daemon's loop (libhunspell's handle and the word
-/// buffer are not shared safely; two tests at once made a known word
-/// unknown).
-@Suite(.serialized) struct CorrectorTests {
+/// files and layouts, and broken files of every sort. The dictionaries
+/// below serve every test, several at once (a dictionary asks libhunspell
+/// one word at a time).
+@Suite struct CorrectorTests {
   static let english = Spelling(languages: [try! SpellingLanguage(name: "en_US")])
   static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
 

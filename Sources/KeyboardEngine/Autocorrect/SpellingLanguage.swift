@@ -236,20 +236,27 @@ public final class SpellingLanguage: @unchecked Sendable {
   }
 
   /// Whether libhunspell accepts `word` as spelled (its affixed and
-  /// compound forms included). Words past its length are not judged: false.
+  /// compound forms included). Words past its length are not judged:
+  /// false. One call at a time: libhunspell's handle and the word buffer
+  /// are not shared safely (the daemon asks from its loop alone, tests and
+  /// `vkbd simulate` from several threads).
   func spells(_ word: some Collection<Unicode.Scalar>) -> Bool {
-    var length = 0
-    for scalar in word {
-      for unit in UTF8.encode(scalar)! {
-        guard length < Self.bufferSize - 1 else { return false }
-        buffer[length] = CChar(bitPattern: unit)
-        length += 1
+    guard word.count <= Self.maximumWordLength else { return false }
+    return lock.withLock {
+      var length = 0
+      for scalar in word {
+        for unit in UTF8.encode(scalar)! {
+          guard length < Self.bufferSize - 1 else { return false }
+          buffer[length] = CChar(bitPattern: unit)
+          length += 1
+        }
       }
+      guard length > 0 else { return false }
+      buffer[length] = 0
+      return Hunspell_spell(handle, buffer) != 0
     }
-    guard length > 0, word.count <= Self.maximumWordLength else { return false }
-    buffer[length] = 0
-    return Hunspell_spell(handle, buffer) != 0
   }
+  private let lock = Lock()
 
   /// Whether the index holds the word of `hash` (its first letter in
   /// lowercase): 0 as written, 1 with a capital; nil not at all. A fast,

@@ -1,0 +1,232 @@
+extension Corrector {
+  /// One language's search around a typed word.
+  struct Search {
+    let typed: [Unicode.Scalar]
+    let language: SpellingLanguage
+    let neighbours: KeyNeighbours
+    var found: [Candidate] = []
+    /// The candidate being looked up: written in place, never reallocated.
+    var scratch: [Unicode.Scalar] = []
+    /// Where the keys of the typed letters and of the language's letters are.
+    let typedPlaces: [KeyNeighbours.Place?]
+    let letterPlaces: [KeyNeighbours.Place?]
+    let typedVowels: [Bool]
+    let letterVowels: [Bool]
+    /// The typed letters' classes among the language's runs of three
+    /// (``LetterTrigrams``), with two word edges before and one after.
+    let typedClasses: [LetterTrigrams.Class]
+    let letterClasses: [LetterTrigrams.Class]
+    /// The language's tables, held here: read through the language (a
+    /// class) each lookup would retain and release them.
+    let forms: WordIndex
+    let trigrams: LetterTrigrams
+
+    init(typed: [Unicode.Scalar], language: SpellingLanguage, neighbours: KeyNeighbours) {
+      self.typed = typed
+      self.language = language
+      self.neighbours = neighbours
+      scratch.reserveCapacity(typed.count + 8)
+      typedPlaces = typed.map(neighbours.place(of:))
+      letterPlaces = language.letters.map(neighbours.place(of:))
+      typedVowels = typed.map(Self.isVowel)
+      letterVowels = language.letters.map(Self.isVowel)
+      let edge = LetterTrigrams.edge
+      typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
+      letterClasses = language.letters.map(language.trigrams.letterClass)
+      forms = language.forms
+      trigrams = language.trigrams
+    }
+
+    /// The class of the typed letter at `index`: an edge before or after.
+    func typedClass(_ index: Int) -> LetterTrigrams.Class {
+      index < typed.count ? typedClasses[index + 2] : LetterTrigrams.edge
+    }
+
+    /// Whether a word may have `letter` (of class `middle`) between the
+    /// typed letters before `index` and those from `next` on: each run of
+    /// three it makes is one some form has.
+    func mayHave(_ middle: LetterTrigrams.Class, before index: Int, resumingAt next: Int) -> Bool {
+      trigrams.contains(typedClass(index - 2), typedClass(index - 1), middle)
+        && trigrams.contains(typedClass(index - 1), middle, typedClass(next))
+        && (next >= typed.count || trigrams.contains(middle, typedClass(next), typedClass(next + 1)))
+    }
+
+    static func isVowel(_ scalar: Unicode.Scalar) -> Bool {
+      "aeiouyäöüéèêàâîôûаеёиоуыэюя".unicodeScalars.contains(scalar)
+    }
+
+    /// `scratch` set to the typed word.
+    mutating func reset() {
+      scratch.removeAll(keepingCapacity: true)
+      scratch.append(contentsOf: typed)
+    }
+
+    /// Looks up `scratch`: as written, or with a capital first letter, or
+    /// both (German's `grüße` and the noun `Grüße`).
+    mutating func consider(_ slip: Slip) {
+      guard let form = forms.value(hash: WordIndex.hash(scratch)) else { return }
+      if form != 1 { found.append(Candidate(word: scratch, slip: slip)) }
+      if form != 0, let capital = language.capitals[scratch[0]] {
+        var word = scratch
+        word[0] = capital
+        found.append(Candidate(word: word, slip: slip, capital: true))
+      }
+    }
+
+    mutating func run() {
+      let word = typed
+      let count = word.count
+      // The word itself with a capital: a name or a German noun.
+      reset()
+      if let form = forms.value(hash: WordIndex.hash(word)), form != 0 { consider(.none) }
+      for index in 0..<count {
+        // Swapped with the next letter.
+        if index + 1 < count && word[index] != word[index + 1] {
+          reset()
+          scratch.swapAt(index, index + 1)
+          consider(.swapped)
+        }
+        // One letter too many.
+        if count > 1 {
+          reset()
+          scratch.remove(at: index)
+          let letter = word[index]
+          let slip: Slip =
+            (index > 0 && word[index - 1] == letter) || (index + 1 < count && word[index + 1] == letter)
+            ? .doubled
+            : (index > 0 && KeyNeighbours.touch(typedPlaces[index - 1], typedPlaces[index]))
+              || (index + 1 < count && KeyNeighbours.touch(typedPlaces[index + 1], typedPlaces[index]))
+              ? .extraNeighbour : .extra
+          consider(slip)
+        }
+        // Another letter in its place.
+        reset()
+        for (letterIndex, letter) in language.letters.enumerated() where letter != word[index] {
+          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
+          scratch[index] = letter
+          let slip: Slip =
+            KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
+            ? .neighbourKey : letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
+          consider(slip)
+        }
+      }
+      // A letter missing.
+      for index in 0...count {
+        reset()
+        scratch.insert(language.letters.first ?? "a", at: index)
+        for (letterIndex, letter) in language.letters.enumerated() {
+          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index) else { continue }
+          scratch[index] = letter
+          let doubled = (index > 0 && word[index - 1] == letter) || (index < count && word[index] == letter)
+          consider(doubled ? .doubled : .missing)
+        }
+      }
+      transliterate()
+      // The dictionary's own misspellings.
+      for (wrong, meant) in language.replacements where wrong.count <= count {
+        for start in 0...(count - wrong.count) where word[start..<(start + wrong.count)].elementsEqual(wrong) {
+          scratch.removeAll(keepingCapacity: true)
+          scratch.append(contentsOf: word[..<start])
+          scratch.append(contentsOf: meant)
+          scratch.append(contentsOf: word[(start + wrong.count)...])
+          if !scratch.isEmpty { consider(.listed) }
+        }
+      }
+    }
+
+    /// The common words two slips from the typed word, each costing what
+    /// its two slips cost (``slips(typed:meant:costs:)``).
+    mutating func runTwoSlips(costs: Costs) {
+      guard let common = language.common else { return }
+      var typedLetters: [UInt8] = []
+      for scalar in typed {
+        guard let index = language.letters.firstIndex(of: scalar), index < 255 else { return }
+        typedLetters.append(UInt8(index))
+      }
+      var words: [(word: [UInt8], reading: UInt8)] = []
+      var rows: [UInt8] = []
+      var word: [UInt8] = []
+      common.searchTwoSlips(typedLetters, rows: &rows, word: &word) { words.append(($0, $1)) }
+      for (word, reading) in words {
+        let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs))
+        scratch.removeAll(keepingCapacity: true)
+        for letter in word { scratch.append(language.letters[Int(letter)]) }
+        if reading != 1 { found.append(Candidate(word: scratch, slip: slip)) }
+        if reading != 0, let capital = language.capitals[scratch[0]] {
+          scratch[0] = capital
+          found.append(Candidate(word: scratch, slip: slip, capital: true))
+        }
+      }
+    }
+
+    /// What the cheapest slips that make `typed` of `word` cost (both as
+    /// indexes of the language's letters), each priced as the one-slip
+    /// search prices it: an edit distance weighed by the keys' places.
+    func slips(typed: [UInt8], meant word: [UInt8], costs: Costs) -> Double {
+      let width = word.count + 1
+      var table = [Double](repeating: 0, count: (typed.count + 1) * width)
+      func place(_ letter: UInt8) -> KeyNeighbours.Place? { letterPlaces[Int(letter)] }
+      for column in 1..<width { table[column] = Double(column) * costs.missing }
+      for row in 1...typed.count {
+        let letter = typed[row - 1]
+        // The typed letter as one too many: doubled, beside a key pressed, or stray.
+        let extra =
+          (row > 1 && typed[row - 2] == letter) || (row < typed.count && typed[row] == letter)
+          ? costs.doubled
+          : (row > 1 && KeyNeighbours.touch(place(typed[row - 2]), place(letter)))
+            || (row < typed.count && KeyNeighbours.touch(place(typed[row]), place(letter)))
+            ? costs.extraNeighbour : costs.extra
+        table[row * width] = table[(row - 1) * width] + extra
+        for column in 1..<width {
+          let meant = word[column - 1]
+          let missing =
+            (row > 0 && typed[row - 1] == meant) || (row < typed.count && typed[row] == meant)
+            ? costs.doubled : costs.missing
+          let other =
+            meant == letter
+            ? 0
+            : KeyNeighbours.touch(place(letter), place(meant))
+              ? costs.neighbourKey
+              : letterVowels[Int(letter)] && letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
+          var cost = min(
+            table[(row - 1) * width + column] + extra, table[row * width + column - 1] + missing,
+            table[(row - 1) * width + column - 1] + other)
+          if row > 1, column > 1, typed[row - 2] == meant, letter == word[column - 2], letter != meant {
+            cost = min(cost, table[(row - 2) * width + column - 2] + costs.swapped)
+          }
+          table[row * width + column] = cost
+        }
+      }
+      return table[table.count - 1]
+    }
+
+    /// The word with the language's letters in place of how a keyboard
+    /// without them writes them, at any of the places it does so (up to
+    /// four: 15 spellings), as one slip: `gruesse` is `grüße`.
+    mutating func transliterate() {
+      guard !language.transliterations.isEmpty else { return }
+      var places: [(start: Int, typed: Int, meant: Unicode.Scalar)] = []
+      var index = 0
+      while index < typed.count && places.count < 4 {
+        if let (spelled, letter) = language.transliterations.first(where: { typed[index...].starts(with: $0.typed) }) {
+          places.append((index, spelled.count, letter))
+          index += spelled.count
+        } else {
+          index += 1
+        }
+      }
+      guard !places.isEmpty else { return }
+      for chosen in 1..<(1 << places.count) {
+        scratch.removeAll(keepingCapacity: true)
+        var next = 0
+        for (bit, place) in places.enumerated() where chosen & (1 << bit) != 0 {
+          scratch.append(contentsOf: typed[next..<place.start])
+          scratch.append(place.meant)
+          next = place.start + place.typed
+        }
+        scratch.append(contentsOf: typed[next...])
+        consider(.transliterated)
+      }
+    }
+  }
+}
