@@ -108,7 +108,7 @@ def type_text(vkbd, text, focus):
         for line in text.splitlines(keepends=True):
             script.write("type " + json.dumps(line) + "\n")
         script.flush()
-        run = subprocess.run([vkbd, "simulate", "--config", config.name, "--script", script.name],
+        run = subprocess.run([vkbd, "simulate", "--no-user", "--config", config.name, "--script", script.name],
                              capture_output=True, text=True, check=True)
         return run.stdout
 

@@ -35,6 +35,8 @@ public enum AgentProtocol {
   /// (autocorrect reads no longer word): the list fits one message.
   public static let maximumLearnedWords = 4000
   public static let maximumLearnedWordLength = 32
+  /// The most names of the user's own programs an agent sends.
+  public static let maximumPrograms = 4000
   /// The most groups a layout report names (XKB's limit).
   public static let maximumGroups = 4
 
@@ -51,6 +53,12 @@ public enum AgentProtocol {
     let scalars = text.unicodeScalars
     return !scalars.isEmpty && scalars.count <= AgentProtocol.maximumLearnedWordLength
       && scalars.allSatisfy { $0.properties.isAlphabetic && !$0.properties.isUppercase }
+  }
+
+  /// A program's name that reads as a word, in lowercase: 2 to 32 ASCII
+  /// letters (`rsync`, `nl`). Autocorrect leaves such names as typed.
+  public static func isProgramWord(_ text: String) -> Bool {
+    (2...32).contains(text.utf8.count) && text.utf8.allSatisfy { (0x61...0x7A).contains($0) }
   }
 
   /// `text` cut to at most `limit` UTF-8 bytes, at a character boundary.

@@ -209,21 +209,39 @@ public struct DialogShown: AgentProtocolMessage {
 }
 
 /// Every word the user taught autocorrect (DESIGN 9), from the agent,
-/// which keeps them in the user's data directory: sent on connecting and
-/// whenever that file changes. The daemon never corrects them.
+/// which keeps them in the user's data directory, and the names of the
+/// user's own programs (on their PATH, outside the system's directories):
+/// sent on connecting and whenever the words change. The daemon never
+/// corrects them, nor the word after a program's name.
 public struct LearnedWords: AgentProtocolMessage {
   public static let type = "learned-words"
   public var words: [String]
+  public var programs: [String]
 
-  public init(words: [String]) { self.words = words }
+  public init(words: [String], programs: [String] = []) {
+    self.words = words
+    self.programs = programs
+  }
 
-  public enum CodingKeys: String, CodingKey, CaseIterable { case words }
+  public enum CodingKeys: String, CodingKey, CaseIterable { case words, programs }
+
+  public init(from decoder: any Decoder) throws {
+    let fields = try decoder.container(keyedBy: CodingKeys.self)
+    words = try fields.decode([String].self, forKey: .words)
+    programs = try fields.decodeIfPresent([String].self, forKey: .programs) ?? []
+  }
 
   public func validate() throws(AgentProtocolError) {
     guard words.count <= AgentProtocol.maximumLearnedWords else {
       throw AgentProtocolError("field 'words' holds more than \(AgentProtocol.maximumLearnedWords) words")
     }
     for word in words { try Check.learnedWord(word, "words") }
+    guard programs.count <= AgentProtocol.maximumPrograms else {
+      throw AgentProtocolError("field 'programs' holds more than \(AgentProtocol.maximumPrograms) names")
+    }
+    for name in programs where !AgentProtocol.isProgramWord(name) {
+      throw AgentProtocolError("field 'programs' must be names of 2 to 32 lowercase ASCII letters")
+    }
   }
 }
 

@@ -37,6 +37,8 @@ final class DaemonLink: Reconnecting {
   private var snippetFiles: (files: [SnippetFile], directory: String)?
   /// The words the user taught autocorrect, sent likewise.
   private var learnedWords: [String]?
+  /// The names of the user's own programs, sent with the learned words.
+  var programs: [String] = []
   /// Takes a word the daemon says the user just taught.
   var onWordLearned: (String) -> Void = { _ in }
   /// Takes each of the daemon's events (while it counts this agent).
@@ -152,7 +154,7 @@ final class DaemonLink: Reconnecting {
     guard words != learnedWords else { return }
     learnedWords = words
     logger.info("the user's learned words", metadata: ["words": "\(words.count)"])
-    if isActive { send(LearnedWords(words: words)) }
+    if isActive { send(LearnedWords(words: words, programs: programs)) }
   }
 
   /// Remembers the layout and sends it when the daemon counts this agent.
@@ -203,7 +205,7 @@ final class DaemonLink: Reconnecting {
     if let focus { send(focus) }
     if let field { send(field) }
     sendSnippetFiles()
-    if let learnedWords { send(LearnedWords(words: learnedWords)) }
+    if let learnedWords { send(LearnedWords(words: learnedWords, programs: programs)) }
   }
 
   /// Works out a request as this user, on the loop; a dialog's program

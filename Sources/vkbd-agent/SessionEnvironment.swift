@@ -17,6 +17,9 @@ struct SessionEnvironment {
   var locale: String
   /// `GTK_THEME`: `Adwaita:dark` where a dark theme is asked for this way.
   var gtkTheme = ""
+  /// `PATH` and `HOME`: where the user's own programs are.
+  var path: String?
+  var home: String?
 
   static var current: SessionEnvironment {
     func variable(_ name: String) -> String? {
@@ -29,7 +32,7 @@ struct SessionEnvironment {
       desktops: (variable("XDG_CURRENT_DESKTOP") ?? "").split(separator: ":").map(String.init),
       display: wayland ?? x11 ?? "", runtimeDirectory: variable("XDG_RUNTIME_DIR"), swaySocket: variable("SWAYSOCK"),
       locale: variable("LC_ALL") ?? variable("LC_CTYPE") ?? variable("LANG") ?? "",
-      gtkTheme: variable("GTK_THEME") ?? "")
+      gtkTheme: variable("GTK_THEME") ?? "", path: variable("PATH"), home: variable("HOME"))
   }
 }
 

@@ -5,6 +5,7 @@ import Glibc
 import LinuxSystem
 import LogOptions
 import Logging
+import SessionWork
 
 /// `vkbd-agent`: tells the vkbd daemon which application has the focus in
 /// this user's graphical session (DESIGN 7).
@@ -121,6 +122,8 @@ struct VKBDAgent: ParsableCommand {
     let daemon = DaemonLink(
       path: socket, source: focusSource.name, fields: fields.name, picker: picker?.window, loop: agent.loop,
       logger: logger)
+    // The user's own programs (`~/.local/bin`): read once, at the start.
+    daemon.programs = ProgramWords.user(path: environment.path, home: environment.home)
     let printed = { (message: any AgentProtocolMessage) in
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)

@@ -70,7 +70,7 @@ import Testing
     #expect(try !file.add("another"))
   }
 
-  @Test func theMessagesCarryOnlyWords() throws {
+  @Test func theMessagesCarryOnlyWordsAndProgramNames() throws {
     let words = LearnedWords(words: ["wrold", "grüße"])
     #expect(try decodeMessage(LearnedWords.self, from: words.encoded().dropLast()) == words)
     for bad in [["Capital"], ["two words"], [""], [String(repeating: "a", count: 33)]] {
@@ -80,6 +80,38 @@ import Testing
       try LearnedWords(words: Array(repeating: "a", count: AgentProtocol.maximumLearnedWords + 1)).validate()
     }
     #expect(throws: AgentProtocolError.self) { try WordLearned(word: "wr0ld").validate() }
+    // The user's programs come with them; an agent that sends none is heard.
+    let programs = LearnedWords(words: ["wrold"], programs: ["kubectx", "nl"])
+    #expect(try decodeMessage(LearnedWords.self, from: programs.encoded().dropLast()) == programs)
+    let without = #"{"version":2,"type":"learned-words","words":["wrold"]}"#
+    #expect(try decodeMessage(LearnedWords.self, from: Array(without.utf8)).programs == [])
+    for bad in [["x"], ["Kubectx"], ["kube-ctx"], ["grüße"], [String(repeating: "a", count: 33)]] {
+      #expect(throws: AgentProtocolError.self) { try LearnedWords(words: [], programs: bad).validate() }
+    }
+    #expect(throws: AgentProtocolError.self) {
+      try LearnedWords(words: [], programs: Array(repeating: "ab", count: AgentProtocol.maximumPrograms + 1)).validate()
+    }
     #expect(try decodeMessage(WordLearned.self, from: WordLearned(word: "wrold").encoded().dropLast()).word == "wrold")
+  }
+
+  @Test func theUsersProgramsAreThoseOfTheirOwnDirectories() throws {
+    let home = NSTemporaryDirectory() + "vkbd-home-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let other = home + "/opt/bin"
+    for directory in [home + "/.local/bin", other] {
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    for name in ["kubectx", "Frobnicate", "ls", "x", "run-me", "tool2"] {
+      FileManager.default.createFile(atPath: "\(home)/.local/bin/\(name)", contents: nil)
+    }
+    FileManager.default.createFile(atPath: "\(other)/zorbtool", contents: nil)
+    // The system's directories, a relative entry and a repeat are left out;
+    // ~/.local/bin and ~/bin count though PATH lacks them.
+    let path = "/usr/bin:relative/bin:\(other):/bin:\(other)/"
+    #expect(
+      ProgramWords.userDirectories(path: path, home: home) == [other, home + "/.local/bin", home + "/bin"])
+    // `ls` is the system's too: the daemon knows it already.
+    #expect(ProgramWords.user(path: path, home: home) == ["frobnicate", "kubectx", "zorbtool"])
+    #expect(ProgramWords.user(path: nil, home: nil).isEmpty)
   }
 }

@@ -215,7 +215,8 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
     editor arrive corrected, the same keys reach foot unchanged; Backspace
     right after a correction gives back what was typed and the agent keeps
     the word for the user, as the user; `vkbd words remove` makes it
-    corrected again. No typed word reaches a log."""
+    corrected again. A program of the user's own (`~/.local/bin/teh`) and
+    the word after it stay as typed. No typed word reaches a log."""
     config = 'layout:\n  layout: us\nsession_users: ["%d"]\nautocorrect_languages: [en_US]\n' % USER
     words = os.path.join(DESKTOP, ".local/share/vkbd/words")
     with vmlib.SourceKeyboard() as source:
@@ -224,6 +225,14 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
         try:
             # No agent, no dictionary: autocorrect is off.
             assert "dictionaries loaded" not in daemon.stderr_text()
+            # A script of the user's, which the agent names to the daemon.
+            programs = os.path.join(DESKTOP, ".local/bin")
+            os.makedirs(programs, exist_ok=True)
+            with open(os.path.join(programs, "teh"), "w") as script:
+                script.write("#!/bin/sh\n")
+            for path in (os.path.dirname(programs), programs, os.path.join(programs, "teh")):
+                os.chown(path, USER, USER)
+                os.chmod(path, 0o755)
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
             wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
             # The agent reports a window where autocorrect applies: the
@@ -278,6 +287,8 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
             time.sleep(1)
             type_us(source, "wrold ")
             wait_text(EDITOR_FILE, "I saw the wrold wrold world ")
+            type_us(source, "teh hte ")
+            wait_text(EDITOR_FILE, "I saw the wrold wrold world teh hte ")
             print("  foot received %r, the GTK editor %r" % (desktop.lines()[0], open(EDITOR_FILE).read()))
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "wrold" not in log and "hte" not in log, "a typed word reached a log"

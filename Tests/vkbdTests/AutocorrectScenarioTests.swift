@@ -1,5 +1,6 @@
 import Foundation
 import KeyboardEngine
+import SessionWork
 import Testing
 
 @testable import vkbd
@@ -326,6 +327,15 @@ import Testing
     #expect(undone.text == "We saw thisis x")
   }
 
+  @Test func theUsersOwnProgramsAndTheWordsAfterThemStayAsTyped() throws {
+    // `wrold` stands for a script in ~/.local/bin, which the agent names.
+    let script = "focus org.gnome.TextEditor text\nfield \"\"\ntype \"run wrold hte, then hte \"\n"
+    let config = "smart_punctuation: false\n"
+    let mine = try Simulation.run(script, config: config, spelling: Self.english, programs: ["wrold"])
+    #expect(mine.text == "Run wrold hte, then the ")
+    #expect(try Simulation.run(script, config: config, spelling: Self.english).text == "Run world the, then the ")
+  }
+
   @Test func aWordPeopleWriteStaysUnlessACorrectionClearlyBeatsIt() throws {
     // wordfreq has these from real text; none is in a dictionary.
     let plain = Spelling(languages: Self.english.languages)
@@ -350,7 +360,7 @@ import Testing
     for name in ["rsync", "Uname", "nl", "x", "x86_64-gcc", "run-parts", String(repeating: "a", count: 33)] {
       FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil)
     }
-    #expect(Dictionaries.programNames(in: [directory, "/nonexistent"]) == ["rsync", "uname", "nl"])
+    #expect(ProgramWords.names(in: [directory, "/nonexistent"]) == ["rsync", "uname", "nl"])
     // A two-letter program is no misspelling either: nl is not ln.
     let spelling = Spelling(languages: Self.english.languages, technical: ["nl"])
     #expect(try Self.typed("use nl here ", spelling: spelling, config: "smart_punctuation: false\n") == "Use nl here ")

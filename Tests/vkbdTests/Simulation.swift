@@ -21,13 +21,15 @@ enum Simulation {
 
   /// `script` run with the config `yaml` (snippets and all) on `layout`.
   static func run(
-    _ script: String, layout: String = "us", config yaml: String, spelling: Spelling? = nil
+    _ script: String, layout: String = "us", config yaml: String, spelling: Spelling? = nil,
+    programs: Set<String> = []
   ) throws -> SimulationResult {
     var configuration = try ConfigLoader.parse(yaml, file: "test.yaml")
     if let spelling { configuration.engine.quotes = QuoteStyle(language: spelling.languages[0].name) }
     return try SimulationResult(
       script: script, layout: Simulation.layout(layout), configuration: configuration.engine,
-      snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps, spelling: spelling)
+      snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps, spelling: spelling,
+      programs: programs)
   }
 
   /// The text a field shows after `script`.

@@ -177,7 +177,8 @@ struct Corrector {
       else { continue }
       let left = Array(typed[..<at])
       let right = Array(typed[at...])
-      let halves = costs.cost(ofRarity: leftRarity) + costs.cost(ofRarity: rightRarity) + (at == 1 ? costs.letterWord : 0)
+      let halves =
+        costs.cost(ofRarity: leftRarity) + costs.cost(ofRarity: rightRarity) + (at == 1 ? costs.letterWord : 0)
       var candidate = Candidate(word: left + [" "] + right, slip: .missedSpace(halves))
       candidate.cost = costs.of(candidate)
       found.append(candidate)

@@ -10,6 +10,9 @@ final class WordAids {
   /// The words of the user's own snippets (in lowercase), never corrected
   /// (``SnippetTable/ownWords(limit:)``).
   var ownWords: Set<String> = []
+  /// The names of the user's own programs (in lowercase), never corrected,
+  /// nor the word after one (the system's are ``Spelling/technical``).
+  var programs: Set<String> = []
   /// Where a word the user just taught goes (the daemon gives it to the
   /// user's session agent, which keeps it).
   var onLearned: ((String) -> Void)?
@@ -106,7 +109,7 @@ final class WordAids {
     guard !range.isEmpty else { return nil }
     let word = Array(token[range])
     let folded = String(String.UnicodeScalarView(word)).lowercased()
-    guard !learned.contains(folded), !ownWords.contains(folded) else { return nil }
+    guard !learned.contains(folded), !ownWords.contains(folded), !programs.contains(folded) else { return nil }
     let punctuated = { (corrected: [Unicode.Scalar]) in
       (length, Array(token[..<range.lowerBound]) + corrected + token[range.upperBound...])
     }
@@ -125,7 +128,7 @@ final class WordAids {
     let nounsOnly = capitalized && !Self.startsSentence(text, before: length - range.lowerBound)
     if nounsOnly && !spelling.languages.contains(where: \.capitalizesNouns) { return nil }
     // The argument of a command (`sudo apt install rsync`) is no prose.
-    if Self.followsCommand(text, before: length, spelling: spelling) { return nil }
+    if Self.followsCommand(text, before: length, spelling: spelling, programs: programs) { return nil }
     let group = host.keymapGroup
     if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
       neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
@@ -153,7 +156,9 @@ final class WordAids {
   /// before them) reads as a command or its option: a program's name no
   /// dictionary knows (`sudo`, `rsync`), an option (`-v`), a path, an
   /// assignment or a variable.
-  static func followsCommand(_ text: TextModel, before offset: Int, spelling: Spelling) -> Bool {
+  static func followsCommand(
+    _ text: TextModel, before offset: Int, spelling: Spelling, programs: Set<String> = []
+  ) -> Bool {
     var index = offset
     while index < text.count, text[fromEnd: index].properties.isWhitespace {
       if text[fromEnd: index] == "\n" { return false }
@@ -167,7 +172,8 @@ final class WordAids {
     guard let first = previous.last else { return false }
     if first == "-" || previous.contains(where: { "/=$_`|".unicodeScalars.contains($0) }) { return true }
     let letters = previous.reversed().map { $0.properties.lowercaseMapping.unicodeScalars.first ?? $0 }
-    return letters.allSatisfy { $0.properties.isAlphabetic } && spelling.isTechnical(letters)
+    return letters.allSatisfy { $0.properties.isAlphabetic }
+      && (spelling.isTechnical(letters) || programs.contains(String(String.UnicodeScalarView(letters))))
   }
 
   static let opening: Set<Unicode.Scalar> = ["(", "[", "{", "\"", "'", "“", "‘", "«", "„", "‚", "¿", "¡"]
@@ -273,6 +279,13 @@ extension Engine {
   public var learnedWords: Set<String> {
     get { words.learned }
     set { words.learned = newValue }
+  }
+
+  /// The names of the user's own programs, in lowercase: never corrected,
+  /// nor the word after one (the session agent sends them).
+  public var userPrograms: Set<String> {
+    get { words.programs }
+    set { words.programs = newValue }
   }
 
   /// Where a word the user just taught goes.

@@ -51,9 +51,10 @@ final class AgentServer {
   var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
   /// The agent whose user's match files are in use.
   var snippetsFrom: UInt64?
-  /// Takes the words the user of an agent that counts taught autocorrect;
-  /// nil when that agent goes or no longer counts.
-  var onLearnedWords: ([String]?) -> Void = { _ in }
+  /// Takes the words the user of an agent that counts taught autocorrect,
+  /// and their own programs' names; nil when that agent goes or no longer
+  /// counts.
+  var onLearnedWords: (LearnedWords?) -> Void = { _ in }
   /// The agent whose user's learned words are in use.
   var wordsFrom: UInt64?
   /// The requests asked and not answered, and the agent asked.
@@ -95,7 +96,7 @@ final class AgentServer {
     var incoming: [String: String] = [:]
     var incomingBytes = 0
     var snippetFiles: (files: [String: String], directory: String)?
-    var learnedWords: [String]?
+    var learnedWords: LearnedWords?
   }
 
   /// What `vkbd status` says of an agent.
@@ -281,7 +282,7 @@ final class AgentServer {
       if connection.active { useSnippets(of: agent) }
     }
     reader.on(LearnedWords.self) { [unowned self] learned, agent in
-      connections[agent]?.learnedWords = learned.words
+      connections[agent]?.learnedWords = learned
       if connections[agent]?.active == true { useWords(of: agent) }
     }
     return reader

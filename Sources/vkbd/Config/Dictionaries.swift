@@ -1,6 +1,7 @@
 import Glibc
-import LinuxSystem
 import KeyboardEngine
+import LinuxSystem
+import SessionWork
 
 /// The spelling dictionaries autocorrect uses (DESIGN 9): Debian's
 /// hunspell dictionaries, named by `autocorrect_languages`, else chosen
@@ -89,26 +90,10 @@ enum Dictionaries {
         problems.append("\(error): no autocorrect in \(name)")
       }
     }
-    return (languages.isEmpty ? nil : Spelling(languages: languages, technical: programNames()), problems)
-  }
-
-  /// Where the system's programs are (and the daemon's PATH under systemd).
-  static let programDirectories = [
-    "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin", "/usr/games", "/usr/local/games",
-  ]
-
-  /// The names of the programs in `directories` that read as words (two
-  /// to 32 letters), in lowercase: autocorrect leaves them as typed (`rsync`
-  /// is no misspelling of `sync`, nor `nl` of `ln`), and the word after one
-  /// (its argument).
-  static func programNames(in directories: [String] = programDirectories) -> Set<String> {
-    var names = Set<String>()
-    for name in directories.flatMap({ Files.names(in: $0) ?? [] }) {
-      guard (2...32).contains(name.unicodeScalars.count),
-        name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("A"..."Z").contains($0) })
-      else { continue }
-      names.insert(name.lowercased())
-    }
-    return names
+    return (
+      languages.isEmpty
+        ? nil : Spelling(languages: languages, technical: ProgramWords.names(in: ProgramWords.systemDirectories)),
+      problems
+    )
   }
 }

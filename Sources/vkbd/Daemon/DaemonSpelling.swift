@@ -17,6 +17,8 @@ struct SpellingState {
   /// The active user's learned words, as their agent sent them and as
   /// they teach more.
   var learned: Set<String> = []
+  /// The names of the active user's own programs, as their agent sent them.
+  var programs: Set<String> = []
 }
 
 extension Daemon {
@@ -109,6 +111,7 @@ extension Daemon {
   func shareSpelling(with engine: Engine) {
     engine.spelling = spellingState.spelling
     engine.learnedWords = spellingState.learned
+    engine.userPrograms = spellingState.programs
     engine.onLearned = { [unowned self] word in
       spellingState.learned.insert(word)
       // A word the protocol cannot carry (a letter with no lowercase of
@@ -117,10 +120,13 @@ extension Daemon {
     }
   }
 
-  /// The active user's learned words, as their agent sent them (nil: none
-  /// in use any more).
-  func learnedWordsChanged(_ words: [String]?) {
-    spellingState.learned = Set(words ?? [])
+  /// The active user's learned words and programs, as their agent sent
+  /// them (nil: none in use any more).
+  func learnedWordsChanged(_ words: LearnedWords?) {
+    spellingState.learned = Set(words?.words ?? [])
+    spellingState.programs = Set(words?.programs ?? [])
     engine.learnedWords = spellingState.learned
+    engine.userPrograms = spellingState.programs
   }
+
 }

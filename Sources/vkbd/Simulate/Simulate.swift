@@ -1,6 +1,8 @@
 import ArgumentParser
+import Glibc
 import KeyboardEngine
 import LinuxSystem
+import SessionWork
 
 extension VKBD {
   /// `vkbd simulate`: the engine on a virtual clock, fed by a typing script.
@@ -183,7 +185,10 @@ extension VKBD {
       do {
         result = try SimulationResult(
           script: source, layout: layout, configuration: configuration.engine,
-          snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps, spelling: spelling)
+          snippets: SnippetMatcher(configuration.snippets), rules: configuration.apps, spelling: spelling,
+          programs: user.noUser
+            ? []
+            : Set(ProgramWords.user(path: getenv("PATH").map { String(cString: $0) }, home: MatchPaths.homeDirectory)))
       } catch {
         printError(error.description)
         throw SysExit.dataError
@@ -207,10 +212,12 @@ struct SimulationResult {
   /// Runs `script` on a fresh engine; throws the first bad line.
   init(
     script: String, layout: Layout, configuration: EngineConfiguration, snippets: SnippetMatcher = SnippetMatcher([]),
-    rules: AppRules = AppRules(user: []), spelling: Spelling? = nil, showsPicker: Bool = true
+    rules: AppRules = AppRules(user: []), spelling: Spelling? = nil, programs: Set<String> = [],
+    showsPicker: Bool = true
   ) throws(ScriptError) {
     let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
     engine.spelling = spelling
+    engine.userPrograms = programs
     engine.onNotice = { printError($0.description) }
     var simulator = Simulator(engine: engine, rules: rules, showsPicker: showsPicker)
     try simulator.run(Script.parse(script))
