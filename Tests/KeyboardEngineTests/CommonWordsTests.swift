@@ -35,6 +35,14 @@ struct CommonWordsTests {
     let given = readings.map { ($0.key, $0.value) } + readings.map { ($0.key, ($0.value + 1) % 3) }
     let common = CommonWords(words: given)
     #expect(common.count == readings.count)
+    // Words already in another order of the letters (a list sorted by its
+    // text) are taken as they are.
+    let weight: [UInt32] = [4, 3, 2, 1, 0] + Array(repeating: 9, count: 251)
+    let ordered = readings.map { ($0.key, $0.value) }.sorted {
+      $0.0.map { weight[Int($0)] }.lexicographicallyPrecedes($1.0.map { weight[Int($0)] })
+    }
+    let reordered = CommonWords(words: ordered, weight: weight)
+    #expect(reordered.count == readings.count)
     var rows: [UInt8] = []
     var scratch: [UInt8] = []
     for _ in 0..<400 {
@@ -46,6 +54,9 @@ struct CommonWordsTests {
       }
       let expected = readings.filter { $0.key.first == typed.first && Self.distance(typed, $0.key) == 2 }
       #expect(found == expected, "\(typed)")
+      var again: [[UInt8]: UInt8] = [:]
+      reordered.searchTwoSlips(typed, rows: &rows, word: &scratch) { word, reading in again[word] = reading }
+      #expect(again == expected, "\(typed)")
     }
   }
 

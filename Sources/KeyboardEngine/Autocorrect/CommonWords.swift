@@ -20,9 +20,17 @@ struct CommonWords: Sendable {
   private(set) var count = 0
 
   /// The trie of `words` (each its letters' indexes and its reading).
-  init(words: [(letters: [UInt8], reading: UInt8)]) {
+  /// Any order of the letters serves, a word before those it begins
+  /// (`weight`: each letter's place in it; by default its index): words
+  /// already in that order (a list sorted by its text) are not sorted again.
+  init(words: [(letters: [UInt8], reading: UInt8)], weight: [UInt32] = Array(0...255)) {
     var words = words
-    words.sort { $0.letters.lexicographicallyPrecedes($1.letters) }
+    let precedes = { (first: [UInt8], second: [UInt8]) in
+      first.lazy.map { weight[Int($0)] }.lexicographicallyPrecedes(second.lazy.map { weight[Int($0)] })
+    }
+    if zip(words, words.dropFirst()).contains(where: { precedes($1.letters, $0.letters) }) {
+      words.sort { precedes($0.letters, $1.letters) }
+    }
     // The root, then each node's children appended together as the node
     // is reached: (node, the range of words below it, its depth).
     append(letter: 0)

@@ -322,20 +322,28 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// The trie of the list's common words that the dictionary has (with
   /// their reading), in the letters the language is written in.
   private static func commonWords(_ text: [Substring], forms: WordIndex, letters: [Unicode.Scalar]) -> CommonWords {
-    var indexes: [Unicode.Scalar: UInt8] = [:]
-    for (index, letter) in letters.prefix(255).enumerated() { indexes[letter] = UInt8(index) }
+    // Each letter's index, by its scalar (the letters are below U+0530).
+    var indexes = [UInt8](repeating: .max, count: 0x530)
+    for (index, letter) in letters.prefix(255).enumerated() where letter.value < 0x530 {
+      indexes[Int(letter.value)] = UInt8(index)
+    }
     var words: [(letters: [UInt8], reading: UInt8)] = []
     words.reserveCapacity(text.count)
-    for word in text where word.unicodeScalars.count <= Corrector.longest {
-      guard let reading = forms.value(hash: WordIndex.hash(word.unicodeScalars)) else { continue }
-      var letters: [UInt8] = []
-      for scalar in word.unicodeScalars {
-        guard let index = indexes[scalar] else { break }
-        letters.append(index)
+    var word: [UInt8] = []
+    for line in text {
+      word.removeAll(keepingCapacity: true)
+      for scalar in line.unicodeScalars {
+        guard scalar.value < 0x530, indexes[Int(scalar.value)] != .max, word.count < Corrector.longest else {
+          word.removeAll()
+          break
+        }
+        word.append(indexes[Int(scalar.value)])
       }
-      if letters.count == word.unicodeScalars.count { words.append((letters, reading)) }
+      guard !word.isEmpty, let reading = forms.value(hash: WordIndex.hash(line.unicodeScalars)) else { continue }
+      words.append((word, reading))
     }
-    return CommonWords(words: words)
+    // The file lists its words sorted by their text: by the letters' scalars.
+    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
   }
 
   private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {
