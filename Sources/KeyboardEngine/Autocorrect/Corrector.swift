@@ -40,9 +40,9 @@ struct Corrector {
     /// word of one letter (`a`, `i`) costs more.
     var missedSpace = 0.9
     var letterWord = 0.5
-    /// The rarest words a missed space may have run together: Zipf 4 (once
-    /// in ten thousand words), or Zipf 6 where the list has the words run
-    /// together (`ofthe`, but not `filename`).
+    /// The rarest words a missed space may have run together: Zipf 5.5
+    /// (once in about 3,000 words), or Zipf 6 (once in a thousand) where the
+    /// list has the words run together (`ofthe`, but not `filename`).
     var splitRarity: UInt8 = 35
     var splitListedRarity: UInt8 = 30
     /// A correction costing more is no correction.
@@ -82,17 +82,17 @@ struct Corrector {
 
   /// The slip that turns a word into what was typed.
   enum Slip: Equatable {
-    /// Two words: each half is confirmed already.
-    var isMissedSpace: Bool {
-      if case .missedSpace = self { return true }
-      return false
-    }
-
     case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
     /// Two slips, which cost this much together.
     case two(Double)
     /// A space missed between two words, which cost this much more.
     case missedSpace(Double)
+
+    /// Two words (whose halves a dictionary confirmed already).
+    var isMissedSpace: Bool {
+      if case .missedSpace = self { return true }
+      return false
+    }
   }
 
   /// Words shorter or longer than these are never corrected.
