@@ -8,6 +8,12 @@ struct WordIndex: Sendable {
   private var slots: [UInt32]
   private var values: [UInt8]
   private(set) var count = 0
+  /// Where a table is asked mostly for words it lacks (a typo's
+  /// neighbours), a filter of 8 bits a word, two of them set for each: a
+  /// word whose two bits are not both set is not in the table, and is known
+  /// not to be without reaching the table, six times the filter's size and
+  /// seldom in the processor's cache. Empty: no filter.
+  private var filter: [UInt64] = []
 
   /// The words of `hashes`, each with its value in `values` (0 when
   /// none is given); a word given twice keeps `merge` of its values (by
@@ -43,6 +49,22 @@ struct WordIndex: Sendable {
   /// (German's `grüße` and `Grüße`) has ``bothReadings``.
   init(keys: [UInt64]) {
     self.init(hashes: keys.map { $0 & ~1 }, values: keys.map { UInt8($0 & 1) }) { $0 == $1 ? $0 : Self.bothReadings }
+    filter = [UInt64](repeating: 0, count: max(1, count / 8))
+    for key in keys {
+      let (first, second) = filterBits(of: key & ~1)
+      filter[first >> 6] |= 1 << UInt64(first & 63)
+      filter[second >> 6] |= 1 << UInt64(second & 63)
+    }
+  }
+
+  /// The filter's two bits for `hash`, from other bits of it than the
+  /// slot's index.
+  private func filterBits(of hash: UInt64) -> (Int, Int) {
+    let size = UInt64(filter.count * 64)
+    return (
+      Int((UInt64(UInt32(truncatingIfNeeded: hash >> 32)) &* size) >> 32),
+      Int((UInt64(UInt32(truncatingIfNeeded: hash >> 11)) &* size) >> 32)
+    )
   }
 
   /// The value of a word of ``init(keys:)`` given in both readings.
@@ -70,6 +92,11 @@ struct WordIndex: Sendable {
 
   /// The value of the word of `hash`, nil when it is not in the set.
   func value(hash: UInt64) -> UInt8? {
+    if !filter.isEmpty {
+      let (first, second) = filterBits(of: hash)
+      guard filter[first >> 6] & (1 << UInt64(first & 63)) != 0, filter[second >> 6] & (1 << UInt64(second & 63)) != 0
+      else { return nil }
+    }
     var (index, fingerprint) = slot(of: hash)
     while true {
       let found = slots[index]
@@ -80,5 +107,5 @@ struct WordIndex: Sendable {
   }
 
   /// The bytes the table holds.
-  var memoryBytes: Int { slots.count * 5 }
+  var memoryBytes: Int { slots.count * 5 + filter.count * 8 }
 }
