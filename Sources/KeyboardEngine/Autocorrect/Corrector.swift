@@ -175,11 +175,9 @@ struct Corrector {
       guard let leftRarity = rarity(of: typed[..<at]), leftRarity <= limit,
         let rightRarity = rarity(of: typed[at...]), rightRarity <= limit, spells(typed[..<at]), spells(typed[at...])
       else { continue }
-      let left = Array(typed[..<at])
-      let right = Array(typed[at...])
       let halves =
         costs.cost(ofRarity: leftRarity) + costs.cost(ofRarity: rightRarity) + (at == 1 ? costs.letterWord : 0)
-      var candidate = Candidate(word: left + [" "] + right, slip: .missedSpace(halves))
+      var candidate = Candidate(word: typed[..<at] + [" "] + typed[at...], slip: .missedSpace(halves))
       candidate.cost = costs.of(candidate)
       found.append(candidate)
     }
@@ -187,7 +185,7 @@ struct Corrector {
   }
 
   /// Whether a dictionary spells `word` as written.
-  private func spells(_ word: some Collection<Unicode.Scalar>) -> Bool { languages.contains { $0.spells(word) } }
+  func spells(_ word: some Collection<Unicode.Scalar>) -> Bool { languages.contains { $0.spells(word) } }
 
   /// Whether two words differ at most in their first letter's case.
   static func sameBeyondFirstCase(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool {
@@ -238,11 +236,11 @@ struct Corrector {
 
   /// `word` as a dictionary spells it: as written, or with a capital.
   private func spelled(_ word: [Unicode.Scalar]) -> [Unicode.Scalar]? {
-    if languages.contains(where: { $0.spells(word) }) { return word }
+    if spells(word) { return word }
     guard let capital = languages.lazy.compactMap({ $0.capitals[word[0]] }).first else { return nil }
     var capitalized = word
     capitalized[0] = capital
-    return languages.contains(where: { $0.spells(capitalized) }) ? capitalized : nil
+    return spells(capitalized) ? capitalized : nil
   }
 
   /// The words one slip away from `typed` that the indexes hold, each

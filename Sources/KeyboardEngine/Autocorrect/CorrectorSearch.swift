@@ -140,8 +140,8 @@ extension Corrector {
       guard let common = language.common else { return }
       var typedLetters: [UInt8] = []
       for scalar in typed {
-        guard let index = language.letters.firstIndex(of: scalar), index < 255 else { return }
-        typedLetters.append(UInt8(index))
+        guard let index = trigrams.letterIndex(scalar) else { return }
+        typedLetters.append(index)
       }
       var words: [(word: [UInt8], reading: UInt8)] = []
       var rows: [UInt8] = []

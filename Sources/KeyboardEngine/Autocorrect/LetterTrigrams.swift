@@ -11,21 +11,30 @@ struct LetterTrigrams: Sendable {
   static let edge: Class = 63
   private static let classCount = 64
 
-  /// Each scalar below `classes.count` with its class (the language's
-  /// letters are Latin, Greek or Cyrillic: all below U+0530).
-  private var classes: [Class]
+  /// Each scalar below `indexes.count` with its place among the
+  /// language's first 255 letters (``none``: no letter of it). The
+  /// language's letters are Latin, Greek or Cyrillic: all below U+0530.
+  private var indexes: [UInt8]
+  private static let none = UInt8.max
   private var bits: [UInt64]
 
   init(letters: [Unicode.Scalar]) {
-    classes = [Class](repeating: Self.other, count: 0x530)
-    for (index, letter) in letters.prefix(Int(Self.other)).enumerated() where Int(letter.value) < classes.count {
-      classes[Int(letter.value)] = Class(index)
+    indexes = [UInt8](repeating: Self.none, count: 0x530)
+    for (index, letter) in letters.prefix(Int(Self.none)).enumerated() where Int(letter.value) < indexes.count {
+      indexes[Int(letter.value)] = UInt8(index)
     }
     bits = [UInt64](repeating: 0, count: Self.classCount * Self.classCount * Self.classCount / 64)
   }
 
+  /// `scalar`'s place among the language's letters; nil for another.
+  func letterIndex(_ scalar: Unicode.Scalar) -> UInt8? {
+    guard Int(scalar.value) < indexes.count, indexes[Int(scalar.value)] != Self.none else { return nil }
+    return indexes[Int(scalar.value)]
+  }
+
   func letterClass(_ scalar: Unicode.Scalar) -> Class {
-    Int(scalar.value) < classes.count ? classes[Int(scalar.value)] : Self.other
+    guard let index = letterIndex(scalar), index < Self.other else { return Self.other }
+    return index
   }
 
   private static func bit(_ a: Class, _ b: Class, _ c: Class) -> Int {

@@ -77,7 +77,7 @@ public final class Spelling: @unchecked Sendable {
   }
 
   /// Whether any dictionary knows `word` as written.
-  func knows(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.spells(word) } }
+  func knows(_ word: [Unicode.Scalar]) -> Bool { corrector.spells(word) }
 
   /// Whether `word` (in lowercase) is one of ``technical`` that no
   /// dictionary knows: a program's name, where a token names a command.
@@ -196,7 +196,7 @@ public final class SpellingLanguage: @unchecked Sendable {
       do throws(SpellingError) {
         let (list, text) = try Self.frequencies(at: path)
         frequencies = list
-        common = Self.commonWords(text, forms: forms, letters: letters)
+        common = Self.commonWords(text, forms: forms, letters: letters, trigrams: trigrams)
         frequencyProblem = nil
       } catch {
         frequencies = nil
@@ -321,23 +321,20 @@ public final class SpellingLanguage: @unchecked Sendable {
 
   /// The trie of the list's common words that the dictionary has (with
   /// their reading), in the letters the language is written in.
-  private static func commonWords(_ text: [Substring], forms: WordIndex, letters: [Unicode.Scalar]) -> CommonWords {
-    // Each letter's index, by its scalar (the letters are below U+0530).
-    var indexes = [UInt8](repeating: .max, count: 0x530)
-    for (index, letter) in letters.prefix(255).enumerated() where letter.value < 0x530 {
-      indexes[Int(letter.value)] = UInt8(index)
-    }
+  private static func commonWords(
+    _ text: [Substring], forms: WordIndex, letters: [Unicode.Scalar], trigrams: LetterTrigrams
+  ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
     words.reserveCapacity(text.count)
     var word: [UInt8] = []
     for line in text {
       word.removeAll(keepingCapacity: true)
       for scalar in line.unicodeScalars {
-        guard scalar.value < 0x530, indexes[Int(scalar.value)] != .max, word.count < Corrector.longest else {
+        guard let index = trigrams.letterIndex(scalar), word.count < Corrector.longest else {
           word.removeAll()
           break
         }
-        word.append(indexes[Int(scalar.value)])
+        word.append(index)
       }
       guard !word.isEmpty, let reading = forms.value(hash: WordIndex.hash(line.unicodeScalars)) else { continue }
       words.append((word, reading))
