@@ -185,9 +185,10 @@ package-test: build-deps release
 	./scripts/make-deb
 	lintian --fail-on error,warning --pedantic .build/deb/vkbd_*.deb .build/deb/older/vkbd_*.deb
 
-# The integration suite: boots a Debian kernel in QEMU twice at once, one VM
-# a core, and runs Tests/Integration: the suite against the debug build, and
-# the timing tests (their clock counts instructions) against the release
+# The integration suite: boots a Debian kernel in QEMU in two lanes at once,
+# one VM a core, and runs Tests/Integration: the desktop sessions' tests in
+# one lane; in the other the timing tests (their clock counts instructions)
+# against the release build, then the rest of the suite against the debug
 # build (see Tests/Integration/README.md).
 # VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools release

@@ -13,6 +13,8 @@ from evdev import ecodes as e
 import vmlib
 from test_daemon import VIRTUAL, presses, started, wait_grabbed
 
+# In the boot of the tests that start a desktop session, beside the rest (vm.py).
+GROUP = "desktop"
 USER = 1000  # sway refuses root
 DESKTOP = "/tmp/desktop"
 FILE = os.path.join(DESKTOP, "typed.txt")

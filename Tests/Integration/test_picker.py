@@ -19,6 +19,8 @@ from test_desktop import USER, as_user
 from test_session import (EDITOR_FILE, Process, agent_binary, desktop_with_editor, print_logs, type_us, wait_focus,
                           wait_status, wait_text, x11_session)
 
+# In the boot of the tests that start a desktop session, beside the rest (vm.py).
+GROUP = "desktop"
 MATCHES = """matches:
   - replace: "no trigger here"
     label: "Hidden gem"

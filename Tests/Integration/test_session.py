@@ -18,6 +18,8 @@ import vmlib
 from test_daemon import started, tap_through, wait_grabbed
 from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
 
+# In the boot of the tests that start a desktop session, beside the rest (vm.py).
+GROUP = "desktop"
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 EDITOR_FILE = os.path.join(DESKTOP, "editor.txt")

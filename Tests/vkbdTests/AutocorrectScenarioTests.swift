@@ -358,7 +358,7 @@ import Testing
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     for name in ["rsync", "Uname", "nl", "x", "x86_64-gcc", "run-parts", String(repeating: "a", count: 33)] {
-      FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil)
+      #expect(FileManager.default.createFile(atPath: "\(directory)/\(name)", contents: nil))
     }
     #expect(ProgramWords.names(in: [directory, "/nonexistent"]) == ["rsync", "uname", "nl"])
     // A two-letter program is no misspelling either: nl is not ln.
