@@ -220,7 +220,7 @@ func regexSnippets(_ count: Int) -> SnippetMatcher {
 /// vocabulary of 5,000 made-up words, and the queries of three phrases
 /// typed letter by letter (each prefix one search).
 enum PickerCorpus {
-  nonisolated(unsafe) static let snippets: [Snippet] = {
+  static let snippets: [Snippet] = {
     var generator = SeededGenerator(state: 7)
     let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ber", "gen", "ster", "ing", "al", "on", "ex"]
     let words = (0..<5000).map { _ in
@@ -237,7 +237,7 @@ enum PickerCorpus {
       return snippet
     }
   }()
-  nonisolated(unsafe) static let search = SnippetSearch(snippets)
+  static let search = SnippetSearch(snippets)
   static let queries: [String] = ["kalo ster", "mine rubering", "voti exal gen"].flatMap { phrase in
     (1...phrase.count).map { String(phrase.prefix($0)) }
   }
@@ -251,14 +251,14 @@ enum Typos {
   /// wordfreq's lists as `make frequencies` converts them (the bench runs
   /// from the source tree).
   static let frequencies = ".build/share/vkbd/wordfreq"
-  nonisolated(unsafe) static let english = Spelling(languages: [
+  static let english = Spelling(languages: [
     try! SpellingLanguage(name: "en_US", frequencyDirectory: frequencies)
   ])
-  nonisolated(unsafe) static let german = Spelling(languages: [
+  static let german = Spelling(languages: [
     try! SpellingLanguage(name: "de_DE", frequencyDirectory: frequencies)
   ])
   static let us = KeyNeighbours(layout: Feeder.layout, group: 0)
-  nonisolated(unsafe) static let de = KeyNeighbours(layout: try! Layout(names: LayoutNames(layout: "de")), group: 0)
+  static let de = KeyNeighbours(layout: try! Layout(names: LayoutNames(layout: "de")), group: 0)
 
   static let englishTypos: [[Unicode.Scalar]] = {
     let path = "/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt"

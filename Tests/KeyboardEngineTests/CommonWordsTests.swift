@@ -43,29 +43,27 @@ struct CommonWordsTests {
     }
     let reordered = CommonWords(words: ordered, weight: weight)
     #expect(reordered.count == readings.count)
-    var rows: [UInt8] = []
-    var scratch: [UInt8] = []
+    var scratch = CommonWords.Scratch()
     for _ in 0..<400 {
       let typed = randomWord()
       var found: [[UInt8]: UInt8] = [:]
-      common.searchTwoSlips(typed, rows: &rows, word: &scratch) { word, reading in
+      common.searchTwoSlips(typed, scratch: &scratch) { word, reading in
         #expect(found[word] == nil, "\(word) found twice")
         found[word] = reading
       }
       let expected = readings.filter { $0.key.first == typed.first && Self.distance(typed, $0.key) == 2 }
       #expect(found == expected, "\(typed)")
       var again: [[UInt8]: UInt8] = [:]
-      reordered.searchTwoSlips(typed, rows: &rows, word: &scratch) { word, reading in again[word] = reading }
+      reordered.searchTwoSlips(typed, scratch: &scratch) { word, reading in again[word] = reading }
       #expect(again == expected, "\(typed)")
     }
   }
 
   @Test func anEmptyTrieFindsNothing() {
-    var rows: [UInt8] = []
-    var scratch: [UInt8] = []
+    var scratch = CommonWords.Scratch()
     var found = 0
-    CommonWords(words: []).searchTwoSlips([1, 2, 3], rows: &rows, word: &scratch) { _, _ in found += 1 }
-    CommonWords(words: [([1, 2], 0)]).searchTwoSlips([], rows: &rows, word: &scratch) { _, _ in found += 1 }
+    CommonWords(words: []).searchTwoSlips([1, 2, 3], scratch: &scratch) { _, _ in found += 1 }
+    CommonWords(words: [([1, 2], 0)]).searchTwoSlips([], scratch: &scratch) { _, _ in found += 1 }
     #expect(found == 0)
   }
 }

@@ -11,11 +11,9 @@ extension Corrector {
     let typedPlaces: [KeyNeighbours.Place?]
     let letterPlaces: [KeyNeighbours.Place?]
     let typedVowels: [Bool]
-    let letterVowels: [Bool]
     /// The typed letters' classes among the language's runs of three
     /// (``LetterTrigrams``), with two word edges before and one after.
     let typedClasses: [LetterTrigrams.Class]
-    let letterClasses: [LetterTrigrams.Class]
     /// The language's tables, held here: read through the language (a
     /// class) each lookup would retain and release them.
     let forms: WordIndex
@@ -29,10 +27,8 @@ extension Corrector {
       typedPlaces = typed.map(neighbours.place(of:))
       letterPlaces = language.letters.map(neighbours.place(of:))
       typedVowels = typed.map(Self.isVowel)
-      letterVowels = language.letters.map(Self.isVowel)
       let edge = LetterTrigrams.edge
       typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
-      letterClasses = language.letters.map(language.trigrams.letterClass)
       forms = language.forms
       trigrams = language.trigrams
     }
@@ -102,11 +98,11 @@ extension Corrector {
         // Another letter in its place.
         reset()
         for (letterIndex, letter) in language.letters.enumerated() where letter != word[index] {
-          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
+          guard mayHave(language.letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
           scratch[index] = letter
           let slip: Slip =
             KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
-            ? .neighbourKey : letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
+            ? .neighbourKey : language.letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
           consider(slip)
         }
       }
@@ -115,7 +111,7 @@ extension Corrector {
         reset()
         scratch.insert(language.letters.first ?? "a", at: index)
         for (letterIndex, letter) in language.letters.enumerated() {
-          guard mayHave(letterClasses[letterIndex], before: index, resumingAt: index) else { continue }
+          guard mayHave(language.letterClasses[letterIndex], before: index, resumingAt: index) else { continue }
           scratch[index] = letter
           let doubled = (index > 0 && word[index - 1] == letter) || (index < count && word[index] == letter)
           consider(doubled ? .doubled : .missing)
@@ -135,7 +131,9 @@ extension Corrector {
     }
 
     /// The common words two slips from the typed word, each costing what
-    /// its two slips cost (``slips(typed:meant:costs:)``).
+    /// its two slips cost (``slips(typed:meant:costs:table:)``). A word
+    /// that costs more than the ceiling and the margin together could be
+    /// neither the correction nor a rival to one: it is left out here.
     mutating func runTwoSlips(costs: Costs) {
       guard let common = language.common else { return }
       var typedLetters: [UInt8] = []
@@ -143,18 +141,24 @@ extension Corrector {
         guard let index = trigrams.letterIndex(scalar) else { return }
         typedLetters.append(index)
       }
-      var words: [(word: [UInt8], reading: UInt8)] = []
-      var rows: [UInt8] = []
-      var word: [UInt8] = []
-      common.searchTwoSlips(typedLetters, rows: &rows, word: &word) { words.append(($0, $1)) }
-      for (word, reading) in words {
-        let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs))
+      var walk = CommonWords.Scratch()
+      var table: [Double] = []
+      let unlikely = costs.ceiling + costs.margin
+      common.searchTwoSlips(typedLetters, scratch: &walk) { word, reading in
+        let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs, table: &table))
         scratch.removeAll(keepingCapacity: true)
         for letter in word { scratch.append(language.letters[Int(letter)]) }
-        if reading != 1 { found.append(Candidate(word: scratch, slip: slip)) }
-        if reading != 0, let capital = language.capitals[scratch[0]] {
-          scratch[0] = capital
-          found.append(Candidate(word: scratch, slip: slip, capital: true))
+        let rarity = language.rarity(of: scratch)
+        for capital in [false, true] where (capital ? reading != 0 : reading != 1) {
+          guard costs.of(Candidate(word: [], slip: slip, capital: capital, rarity: rarity)) <= unlikely else {
+            continue
+          }
+          var word = scratch
+          if capital {
+            guard let letter = language.capitals[word[0]] else { continue }
+            word[0] = letter
+          }
+          found.append(Candidate(word: word, slip: slip, capital: capital))
         }
       }
     }
@@ -162,9 +166,11 @@ extension Corrector {
     /// What the cheapest slips that make `typed` of `word` cost (both as
     /// indexes of the language's letters), each priced as the one-slip
     /// search prices it: an edit distance weighed by the keys' places.
-    func slips(typed: [UInt8], meant word: [UInt8], costs: Costs) -> Double {
+    /// `table`: the work's scratch space, reused between words.
+    func slips(typed: [UInt8], meant word: [UInt8], costs: Costs, table: inout [Double]) -> Double {
       let width = word.count + 1
-      var table = [Double](repeating: 0, count: (typed.count + 1) * width)
+      let size = (typed.count + 1) * width
+      if table.count < size { table = [Double](repeating: 0, count: size) }
       func place(_ letter: UInt8) -> KeyNeighbours.Place? { letterPlaces[Int(letter)] }
       for column in 1..<width { table[column] = Double(column) * costs.missing }
       for row in 1...typed.count {
@@ -187,7 +193,7 @@ extension Corrector {
             ? 0
             : KeyNeighbours.touch(place(letter), place(meant))
               ? costs.neighbourKey
-              : letterVowels[Int(letter)] && letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
+              : language.letterVowels[Int(letter)] && language.letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
           var cost = min(
             table[(row - 1) * width + column] + extra, table[row * width + column - 1] + missing,
             table[(row - 1) * width + column - 1] + other)
@@ -197,7 +203,7 @@ extension Corrector {
           table[row * width + column] = cost
         }
       }
-      return table[table.count - 1]
+      return table[size - 1]
     }
 
     /// The word with the language's letters in place of how a keyboard

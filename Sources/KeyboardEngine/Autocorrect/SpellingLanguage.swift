@@ -127,6 +127,9 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// capital of each that has one of its own.
   let letters: [Unicode.Scalar]
   let capitals: [Unicode.Scalar: Unicode.Scalar]
+  /// Whether each letter is a vowel, and its class among the runs of three.
+  let letterVowels: [Bool]
+  let letterClasses: [LetterTrigrams.Class]
   let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
   /// The language's own letters written without their keys, as its
   /// dictionary's list of misspellings gives them (German's `ss` for `ß`,
@@ -191,6 +194,8 @@ public final class SpellingLanguage: @unchecked Sendable {
     formCount = forms.count
     hashes = []
     letters = affixes.letters
+    letterVowels = letters.map(Corrector.Search.isVowel)
+    letterClasses = letters.map(trigrams.letterClass)
     if let frequencyDirectory {
       let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
       do throws(SpellingError) {
