@@ -168,47 +168,37 @@ public final class SpellingLanguage: @unchecked Sendable {
     let affixPath = "\(directory)/\(name).aff"
     let dictionaryPath = "\(directory)/\(name).dic"
     let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
-    var hashes: [UInt64] = []
-    var unique = 0  // the distinct hashes before `unique`, sorted
-    var trigrams = LetterTrigrams(letters: affixes.letters)
-    isTruncated = try WordForms.expand(Self.read(dictionaryPath), path: dictionaryPath, affixes: affixes) {
-      // A key: the hash, and in its lowest bit whether the word has a capital.
-      hashes.append($0)
-      trigrams.add($1)
-      // Many forms come twice or more (from two flags): only distinct ones count.
-      if hashes.count - unique >= Self.maximumForms {
-        hashes.sort()
-        var kept = 0
-        // Sorted, a word's two readings (bit 0) stay side by side.
-        for hash in hashes where kept == 0 || hashes[kept - 1] != hash {
-          hashes[kept] = hash
-          kept += 1
-        }
-        hashes.removeLast(hashes.count - kept)
-        unique = kept
-      }
-      return unique < Self.maximumForms
+    let lines = try WordForms.lines(of: Self.read(dictionaryPath), path: dictionaryPath)
+    let frequencyPath = frequencyDirectory.map { "\($0)/\(name.prefix { $0 != "_" && $0 != "-" }).freq" }
+    // libhunspell's load and the frequency list's beside the forms' index.
+    let ((loaded, list), built) = alongside(
+      {
+        (
+          Hunspell_create(affixPath, dictionaryPath),
+          frequencyPath.map { path in
+            Result { () throws(SpellingError) in try Self.frequencies(at: path, letters: affixes.letters) }
+          }
+        )
+      }, { Self.forms(of: lines, affixes: affixes) })
+    guard let handle = loaded else {
+      throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
     }
-    forms = WordIndex(keys: hashes)
-    self.trigrams = trigrams
+    self.handle = handle
+    (forms, trigrams, isTruncated) = built
     formCount = forms.count
-    hashes = []
     letters = affixes.letters
     letterVowels = letters.map(Corrector.Search.isVowel)
     letterClasses = letters.map(trigrams.letterClass)
-    if let frequencyDirectory {
-      let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
-      do throws(SpellingError) {
-        let (list, text) = try Self.frequencies(at: path)
-        frequencies = list
-        common = Self.commonWords(text, forms: forms, letters: letters, trigrams: trigrams)
-        frequencyProblem = nil
-      } catch {
-        frequencies = nil
-        common = nil
-        frequencyProblem = "\(error)"
-      }
-    } else {
+    switch list {
+    case .success(let (list, words)):
+      frequencies = list
+      common = Self.commonWords(words, forms: forms, letters: letters)
+      frequencyProblem = nil
+    case .failure(let error):
+      frequencies = nil
+      common = nil
+      frequencyProblem = "\(error)"
+    case nil:
       frequencies = nil
       common = nil
       frequencyProblem = nil
@@ -228,11 +218,69 @@ public final class SpellingLanguage: @unchecked Sendable {
       }
       return (typed, letter)
     }
-    guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
-      throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
-    }
-    self.handle = handle
     buffer = .allocate(capacity: Self.bufferSize)
+  }
+
+  /// The index of the forms of the words of `lines`, and their runs of
+  /// three letters: each half of the words on a core of its own.
+  private static func forms(
+    of lines: Substring.UnicodeScalarView, affixes: AffixFile
+  ) -> (WordIndex, LetterTrigrams, isTruncated: Bool) {
+    func keys(of lines: Substring.UnicodeScalarView) -> FormKeys {
+      var keys = FormKeys(trigrams: LetterTrigrams(letters: affixes.letters))
+      keys.isTruncated = WordForms.expand(lines, affixes: affixes) { keys.add($0, form: $1) }
+      return keys
+    }
+    let halves = WordForms.halves(of: lines)
+    let (first, second) = alongside({ keys(of: halves.0) }, { keys(of: halves.1) })
+    var keys = first
+    keys.take(second)
+    return (WordIndex(keys: keys.hashes), keys.trigrams, keys.isTruncated)
+  }
+
+  /// The keys of word forms (a hash, and in its lowest bit whether the
+  /// word has a capital), at most ``maximumForms`` distinct, and the runs
+  /// of three letters the forms have.
+  private struct FormKeys {
+    var hashes: [UInt64] = []
+    /// The distinct keys before `unique`, sorted.
+    var unique = 0
+    var trigrams: LetterTrigrams
+    var isTruncated = false
+
+    /// Adds a form's key; false once there are as many as are kept.
+    mutating func add(_ key: UInt64, form: [Unicode.Scalar]) -> Bool {
+      hashes.append(key)
+      trigrams.add(form)
+      // Many forms come twice or more (from two flags): only distinct ones count.
+      if hashes.count - unique >= SpellingLanguage.maximumForms { keepDistinct() }
+      return unique < SpellingLanguage.maximumForms
+    }
+
+    /// The keys of `other` too, as many as are kept.
+    mutating func take(_ other: FormKeys) {
+      hashes += other.hashes
+      trigrams.formUnion(other.trigrams)
+      isTruncated = isTruncated || other.isTruncated
+      guard hashes.count > SpellingLanguage.maximumForms else { return }
+      keepDistinct()
+      if hashes.count > SpellingLanguage.maximumForms {
+        hashes.removeLast(hashes.count - SpellingLanguage.maximumForms)
+        isTruncated = true
+      }
+    }
+
+    private mutating func keepDistinct() {
+      hashes.sort()
+      var kept = 0
+      // Sorted, a word's two readings (bit 0) stay side by side.
+      for hash in hashes where kept == 0 || hashes[kept - 1] != hash {
+        hashes[kept] = hash
+        kept += 1
+      }
+      hashes.removeLast(hashes.count - kept)
+      unique = kept
+    }
   }
 
   deinit {
@@ -298,7 +346,9 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
   /// (2) and count, the words' hashes, their rarities, then the common
   /// words' text (its size, then a word a line).
-  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex, common: [Substring]) {
+  private static func frequencies(at path: String, letters: [Unicode.Scalar]) throws(SpellingError) -> (
+    WordIndex, common: [(letters: [UInt8], hash: UInt64)]
+  ) {
     let bytes = try readBytes(path, limit: maximumFrequencyBytes)
     func word(at offset: Int, _ size: Int) -> UInt64 {
       (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
@@ -321,31 +371,44 @@ public final class SpellingLanguage: @unchecked Sendable {
     var hashes = [UInt64](repeating: 0, count: count)
     for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
     let index = WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]))
-    return (index, text.split(separator: "\n"))
+    return (index, commonWords(in: text, letters: letters))
   }
 
   /// The trie of the list's common words that the dictionary has (with
   /// their reading), in the letters the language is written in.
   private static func commonWords(
-    _ text: [Substring], forms: WordIndex, letters: [Unicode.Scalar], trigrams: LetterTrigrams
+    _ listed: [(letters: [UInt8], hash: UInt64)], forms: WordIndex, letters: [Unicode.Scalar]
   ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
-    words.reserveCapacity(text.count)
+    words.reserveCapacity(listed.count)
+    for (word, hash) in listed {
+      if let reading = forms.value(hash: hash) { words.append((word, reading)) }
+    }
+    // The file lists its words sorted by their text: by the letters' scalars.
+    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
+  }
+
+  /// The common words of a frequency file's text (a word a line) that
+  /// are written in `letters` alone: each as its letters' indexes, with
+  /// its hash.
+  private static func commonWords(
+    in text: String, letters: [Unicode.Scalar]
+  ) -> [(letters: [UInt8], hash: UInt64)] {
+    let alphabet = LetterTrigrams(letters: letters)
+    var words: [(letters: [UInt8], hash: UInt64)] = []
     var word: [UInt8] = []
-    for line in text {
+    for line in text.unicodeScalars.split(separator: "\n") {
       word.removeAll(keepingCapacity: true)
-      for scalar in line.unicodeScalars {
-        guard let index = trigrams.letterIndex(scalar), word.count < Corrector.longest else {
+      for scalar in line {
+        guard let index = alphabet.letterIndex(scalar), word.count < Corrector.longest else {
           word.removeAll()
           break
         }
         word.append(index)
       }
-      guard !word.isEmpty, let reading = forms.value(hash: WordIndex.hash(line.unicodeScalars)) else { continue }
-      words.append((word, reading))
+      if !word.isEmpty { words.append((word, WordIndex.hash(line))) }
     }
-    // The file lists its words sorted by their text: by the letters' scalars.
-    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
+    return words
   }
 
   private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {

@@ -4,18 +4,36 @@
 /// word with an apostrophe, a hyphen or a digit is never a correction
 /// (French's elided `l'`, `qu'` prefixes would multiply the forms).
 enum WordForms {
-  /// Calls `found` with the hash of every form of the words of `text`,
-  /// and the form itself (its first letter in lowercase), until it says to
-  /// stop; true when it stopped before the end.
-  static func expand(
-    _ text: String, path: String, affixes: AffixFile, found: (UInt64, [Unicode.Scalar]) -> Bool
-  ) throws(SpellingError) -> Bool {
+  /// The lines of words of a `.dic` file's `text`, after the first, which
+  /// gives their number.
+  static func lines(of text: String, path: String) throws(SpellingError) -> Substring.UnicodeScalarView {
     let scalars = text.unicodeScalars
     let firstEnd = scalars.firstIndex(of: "\n") ?? scalars.endIndex
     let first = String(scalars[..<firstEnd]).trimmingPrefix("\u{FEFF}").filter { $0 != "\r" && $0 != " " }
     guard Int(first) != nil else {
       throw SpellingError(path: path, line: 1, reason: "the first line is not the number of words")
     }
+    return scalars[firstEnd...].dropFirst()
+  }
+
+  /// `lines` in two halves, split at the end of a line near the middle.
+  static func halves(
+    of lines: Substring.UnicodeScalarView
+  ) -> (Substring.UnicodeScalarView, Substring.UnicodeScalarView) {
+    // By the UTF-8 bytes (a native string's are counted at once); a line
+    // ends at a byte of its own.
+    let bytes = Substring(lines).utf8
+    var middle = bytes.index(bytes.startIndex, offsetBy: bytes.count / 2)
+    while middle < bytes.endIndex && bytes[middle] != UInt8(ascii: "\n") { middle = bytes.index(after: middle) }
+    return (lines[..<middle], lines[middle...])
+  }
+
+  /// Calls `found` with the hash of every form of the words of `lines`,
+  /// and the form itself (its first letter in lowercase), until it says to
+  /// stop; true when it stopped before the end.
+  static func expand(
+    _ lines: Substring.UnicodeScalarView, affixes: AffixFile, found: (UInt64, [Unicode.Scalar]) -> Bool
+  ) -> Bool {
     let excluded = [affixes.needAffix, affixes.onlyInCompound, affixes.forbidden].compactMap { $0 }
     func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
     var stopped = false
@@ -75,6 +93,15 @@ enum WordForms {
     // unescaped slash (its flags follow) or at a blank (data fields follow).
     var word: [Unicode.Scalar] = []
     var flagText: [Unicode.Scalar] = []
+    // Whether each scalar below U+0530 (Latin, Greek, Cyrillic) is a
+    // letter, asked of Unicode once: 1, 0, or -1 not yet asked.
+    var alphabetic = [Int8](repeating: -1, count: 0x530)
+    func isLetter(_ scalar: Unicode.Scalar) -> Bool {
+      let value = Int(scalar.value)
+      guard value < alphabetic.count else { return scalar.properties.isAlphabetic }
+      if alphabetic[value] < 0 { alphabetic[value] = scalar.properties.isAlphabetic ? 1 : 0 }
+      return alphabetic[value] == 1
+    }
     enum Part { case word, flags, rest }
     var part = Part.word
     var letters = true
@@ -92,7 +119,7 @@ enum WordForms {
       if isWord(flags) { emit(word, EmptyCollection()) }
       derive(word, flags: flags, prefixed: false, depth: 0)
     }
-    for scalar in scalars[firstEnd...].dropFirst() {
+    for scalar in lines {
       if stopped { break }
       switch (part, scalar) {
       case (_, "\n"): endLine()
@@ -103,7 +130,7 @@ enum WordForms {
       case (.word, _):
         if escaped && scalar != "/" { word.append("\\") }
         escaped = false
-        if letters && !scalar.properties.isAlphabetic { letters = false }
+        if letters && !isLetter(scalar) { letters = false }
         word.append(scalar)
       case (.flags, _): flagText.append(scalar)
       }
