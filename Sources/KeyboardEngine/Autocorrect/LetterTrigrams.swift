@@ -55,11 +55,6 @@ struct LetterTrigrams: Sendable {
     bits[index >> 6] |= 1 << UInt64(index & 63)
   }
 
-  /// The runs of `other` (of the same letters) too.
-  mutating func formUnion(_ other: LetterTrigrams) {
-    for index in bits.indices { bits[index] |= other.bits[index] }
-  }
-
   /// Whether some form has `a`, `b`, `c` in a row; a run with a letter of
   /// class ``other`` may be anywhere.
   func contains(_ a: Class, _ b: Class, _ c: Class) -> Bool {

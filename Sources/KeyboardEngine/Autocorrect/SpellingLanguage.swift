@@ -170,21 +170,14 @@ public final class SpellingLanguage: @unchecked Sendable {
     let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
     let lines = try WordForms.lines(of: Self.read(dictionaryPath), path: dictionaryPath)
     let frequencyPath = frequencyDirectory.map { "\($0)/\(name.prefix { $0 != "_" && $0 != "-" }).freq" }
-    // libhunspell's load and the frequency list's beside the forms' index.
-    let ((loaded, list), built) = alongside(
-      {
-        (
-          Hunspell_create(affixPath, dictionaryPath),
-          frequencyPath.map { path in
-            Result { () throws(SpellingError) in try Self.frequencies(at: path, letters: affixes.letters) }
-          }
-        )
-      }, { Self.forms(of: lines, affixes: affixes) })
-    guard let handle = loaded else {
+    (forms, trigrams, isTruncated) = Self.forms(of: lines, affixes: affixes)
+    let list = frequencyPath.map { path in
+      Result { () throws(SpellingError) in try Self.frequencies(at: path, letters: affixes.letters) }
+    }
+    guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
       throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
     }
     self.handle = handle
-    (forms, trigrams, isTruncated) = built
     formCount = forms.count
     letters = affixes.letters
     letterVowels = letters.map(Corrector.Search.isVowel)
@@ -222,19 +215,12 @@ public final class SpellingLanguage: @unchecked Sendable {
   }
 
   /// The index of the forms of the words of `lines`, and their runs of
-  /// three letters: each half of the words on a core of its own.
+  /// three letters.
   private static func forms(
     of lines: Substring.UnicodeScalarView, affixes: AffixFile
   ) -> (WordIndex, LetterTrigrams, isTruncated: Bool) {
-    func keys(of lines: Substring.UnicodeScalarView) -> FormKeys {
-      var keys = FormKeys(trigrams: LetterTrigrams(letters: affixes.letters))
-      keys.isTruncated = WordForms.expand(lines, affixes: affixes) { keys.add($0, form: $1) }
-      return keys
-    }
-    let halves = WordForms.halves(of: lines)
-    let (first, second) = alongside({ keys(of: halves.0) }, { keys(of: halves.1) })
-    var keys = first
-    keys.take(second)
+    var keys = FormKeys(trigrams: LetterTrigrams(letters: affixes.letters))
+    keys.isTruncated = WordForms.expand(lines, affixes: affixes) { keys.add($0, form: $1) }
     return (WordIndex(keys: keys.hashes), keys.trigrams, keys.isTruncated)
   }
 
@@ -255,19 +241,6 @@ public final class SpellingLanguage: @unchecked Sendable {
       // Many forms come twice or more (from two flags): only distinct ones count.
       if hashes.count - unique >= SpellingLanguage.maximumForms { keepDistinct() }
       return unique < SpellingLanguage.maximumForms
-    }
-
-    /// The keys of `other` too, as many as are kept.
-    mutating func take(_ other: FormKeys) {
-      hashes += other.hashes
-      trigrams.formUnion(other.trigrams)
-      isTruncated = isTruncated || other.isTruncated
-      guard hashes.count > SpellingLanguage.maximumForms else { return }
-      keepDistinct()
-      if hashes.count > SpellingLanguage.maximumForms {
-        hashes.removeLast(hashes.count - SpellingLanguage.maximumForms)
-        isTruncated = true
-      }
     }
 
     private mutating func keepDistinct() {

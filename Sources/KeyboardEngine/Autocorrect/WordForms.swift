@@ -16,18 +16,6 @@ enum WordForms {
     return scalars[firstEnd...].dropFirst()
   }
 
-  /// `lines` in two halves, split at the end of a line near the middle.
-  static func halves(
-    of lines: Substring.UnicodeScalarView
-  ) -> (Substring.UnicodeScalarView, Substring.UnicodeScalarView) {
-    // By the UTF-8 bytes (a native string's are counted at once); a line
-    // ends at a byte of its own.
-    let bytes = Substring(lines).utf8
-    var middle = bytes.index(bytes.startIndex, offsetBy: bytes.count / 2)
-    while middle < bytes.endIndex && bytes[middle] != UInt8(ascii: "\n") { middle = bytes.index(after: middle) }
-    return (lines[..<middle], lines[middle...])
-  }
-
   /// Calls `found` with the hash of every form of the words of `lines`,
   /// and the form itself (its first letter in lowercase), until it says to
   /// stop; true when it stopped before the end.
