@@ -221,7 +221,7 @@ func regexSnippets(_ count: Int) -> SnippetMatcher {
 /// typed letter by letter (each prefix one search).
 enum PickerCorpus {
   static let snippets: [Snippet] = {
-    var generator = SeededGenerator(state: 7)
+    var generator = SplitMix64(seed: 7)
     let syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ber", "gen", "ster", "ing", "al", "on", "ex"]
     let words = (0..<5000).map { _ in
       (0..<Int.random(in: 2...4, using: &generator)).map { _ in syllables.randomElement(using: &generator)! }.joined()
@@ -274,7 +274,7 @@ enum Typos {
     let text = try! String(contentsOfFile: "/usr/share/hunspell/de_DE.dic", encoding: .utf8)
     let words = text.split(separator: "\n").dropFirst().map { Array($0.prefix { $0 != "/" }.unicodeScalars) }
       .filter { $0.count >= 4 && $0.allSatisfy { $0.properties.isAlphabetic } }
-    var generator = SeededGenerator(state: 29)
+    var generator = SplitMix64(seed: 29)
     return stride(from: 0, to: words.count, by: max(1, words.count / 2000)).map { index in
       var word = words[index]
       let at = Int.random(in: 1..<(word.count - 1), using: &generator)

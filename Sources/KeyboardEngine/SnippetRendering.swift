@@ -178,11 +178,11 @@ public enum DateLocale {
 }
 
 /// A small seeded generator (SplitMix64): the same seed picks the same
-/// `random` choices.
-struct SplitMix64: RandomNumberGenerator {
+/// `random` choices (and the tests' random cases replay).
+public struct SplitMix64: RandomNumberGenerator {
   private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
+  public init(seed: UInt64) { state = seed }
+  public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -25,7 +25,7 @@ struct CommonWordsTests {
   }
 
   @Test func findsExactlyTheWordsTwoSlipsAwayWithTheSameFirstLetter() {
-    var generator = SeededGenerator(state: 39)
+    var generator = SplitMix64(seed: 39)
     func randomWord() -> [UInt8] {
       (0..<Int.random(in: 1...9, using: &generator)).map { _ in UInt8.random(in: 0..<5, using: &generator) }
     }

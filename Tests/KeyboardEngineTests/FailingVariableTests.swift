@@ -59,7 +59,7 @@ import Testing
 
   @Test(arguments: Failure.allCases, 0..<40)
   func theTriggerStaysAsTypedAndTheKeysTypedMeanwhileFollowIt(failure: Failure, seed: Int) {
-    var generator = SeededGenerator(state: UInt64(seed) &* 0x51_7CC1 &+ 1)
+    var generator = SplitMix64(seed: UInt64(seed) &* 0x51_7CC1 &+ 1)
     let dialog = failure == .dialogCancelled || Bool.random(using: &generator)
     let engine = Engine(
       layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Self.snippet(dialog: dialog)]))

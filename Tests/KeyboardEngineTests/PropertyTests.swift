@@ -15,11 +15,11 @@ struct RandomTyping {
     KEY_RIGHTSHIFT, KEY_LEFTCTRL, KEY_RIGHTALT, KEY_CAPSLOCK, KEY_TAB, KEY_LEFT, KEY_GRAVE, KEY_LEFTBRACE,
   ).map { UInt16($0) }
 
-  var generator: SeededGenerator
+  var generator: SplitMix64
   var held: [UInt16] = []
   var time = Instant.milliseconds(1000)
 
-  init(seed: UInt64) { generator = SeededGenerator(state: seed) }
+  init(seed: UInt64) { generator = SplitMix64(seed: seed) }
 
   private mutating func roll(_ limit: Int) -> Int { Int.random(in: 0..<limit, using: &generator) }
 
@@ -157,7 +157,7 @@ struct RandomTyping {
     ])
     let engine = Engine(layout: Layouts.named(layoutName), snippets: snippets)
     var typing = RandomTyping(seed: UInt64(seed) &* 6_700_417)
-    var generator = SeededGenerator(state: UInt64(seed))
+    var generator = SplitMix64(seed: UInt64(seed))
     let output = typing.type(on: engine, steps: 400) {
       if Int.random(in: 0..<10, using: &generator) == 0 {
         engine.configuration = Self.configurations.randomElement(using: &generator)!

@@ -6,7 +6,7 @@ import Testing
 /// The index of a dictionary's word forms, with the filter in front of it.
 struct WordIndexTests {
   @Test func everyWordIsFoundWithItsReadingAndNoOtherIs() {
-    var generator = SeededGenerator(state: 41)
+    var generator = SplitMix64(seed: 41)
     let keys = (0..<50_000).map { _ in generator.next() }
     let index = WordIndex(keys: keys)
     for key in keys { #expect(index.value(hash: key & ~1) == UInt8(key & 1)) }

@@ -1,24 +1,9 @@
 import KeyboardEngine
 
-/// SplitMix64: a small seeded generator, so that a failing case can be replayed.
-public struct SeededGenerator: RandomNumberGenerator {
-  public var state: UInt64
-
-  public init(state: UInt64) { self.state = state }
-
-  public mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 /// `count` snippets with random `;`-led triggers of 3 to 8 lowercase letters,
 /// which prose walks into but never completes.
 public func randomSnippets(_ count: Int, seed: UInt64 = 1) -> SnippetMatcher {
-  var generator = SeededGenerator(state: seed)
+  var generator = SplitMix64(seed: seed)
   let letters = Array("abcdefghijklmnopqrstuvwxyz")
   return SnippetMatcher(
     (0..<count).map { index in

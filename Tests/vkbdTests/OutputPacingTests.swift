@@ -44,7 +44,9 @@ import Testing
     /// The most key events written within any gap (a sliding window).
     var mostWithinAGap: Int {
       writes.indices.map { start in
-        writes[start...].prefix { $0.time - writes[start].time < pacing.gapMicroseconds }.reduce(0) { $0 + $1.keys.count }
+        writes[start...].prefix { $0.time - writes[start].time < pacing.gapMicroseconds }.reduce(0) {
+          $0 + $1.keys.count
+        }
       }.max() ?? 0
     }
   }
@@ -103,7 +105,7 @@ import Testing
   }
 
   @Test(arguments: 0..<40) func anyStreamIsWrittenWholeInOrderAndNeverMoreThanABurstWithinAGap(seed: Int) {
-    var generator = SeededGenerator(state: UInt64(seed) &* 0x9E37_79B9 &+ 7)
+    var generator = SplitMix64(seed: UInt64(seed) &* 0x9E37_79B9 &+ 7)
     var writers = Writers()
     var now: Int64 = 1_000_000
     for _ in 0..<200 {

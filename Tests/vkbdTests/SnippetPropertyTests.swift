@@ -9,7 +9,7 @@ import Testing
 /// trigger that ends at the cursor replaced, with the word rules; or a
 /// longer trigger typed through the last expansion, replacing it.
 @Suite struct SnippetPropertyTests {
-  static func randomString(_ alphabet: String, _ lengths: ClosedRange<Int>, _ generator: inout SeededGenerator)
+  static func randomString(_ alphabet: String, _ lengths: ClosedRange<Int>, _ generator: inout SplitMix64)
     -> String
   {
     let characters = Array(alphabet)
@@ -97,7 +97,7 @@ import Testing
 
   @Test(arguments: 0..<300)
   func simulateShowsTheReferencesText(seed: Int) throws {
-    var generator = SeededGenerator(state: UInt64(seed) &* 0x2545_F491_4F6C_DD1D)
+    var generator = SplitMix64(seed: UInt64(seed) &* 0x2545_F491_4F6C_DD1D)
     let snippets = (0..<Int.random(in: 1...8, using: &generator)).map { index in
       var snippet = Snippet(
         trigger: Self.randomString("abc.", 1...3, &generator),

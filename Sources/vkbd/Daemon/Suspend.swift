@@ -7,28 +7,22 @@ import LinuxSystem
 /// runs on while it sleeps, CLOCK_MONOTONIC does not.
 struct SleepWatch {
   /// CLOCK_BOOTTIME − CLOCK_MONOTONIC at the last sleep noticed, in microseconds.
-  private var timeAsleepBefore = Self.bootTime() - monotonicMicroseconds()
+  private var timeAsleepBefore = microseconds(of: CLOCK_BOOTTIME) - monotonicMicroseconds()
   /// CLOCK_BOOTTIME at the last loop turn, in microseconds.
-  private var bootTimeBefore = Self.bootTime()
+  private var bootTimeBefore = microseconds(of: CLOCK_BOOTTIME)
 
   /// Whether the system slept (for over a second) since the last call.
   mutating func sleptSinceLastTurn() -> Bool {
     // The time asleep grows no faster than CLOCK_BOOTTIME: while keys come
     // less than a second apart, one clock read a turn tells it cannot have
     // grown by a second.
-    let boot = Self.bootTime()
+    let boot = microseconds(of: CLOCK_BOOTTIME)
     defer { bootTimeBefore = boot }
     guard boot - bootTimeBefore > 1_000_000 else { return false }
     let asleep = boot - monotonicMicroseconds()
     guard asleep - timeAsleepBefore > 1_000_000 else { return false }
     timeAsleepBefore = asleep
     return true
-  }
-
-  private static func bootTime() -> Int64 {
-    var boot = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &boot)
-    return Int64(boot.tv_sec) * 1_000_000 + Int64(boot.tv_nsec) / 1000
   }
 }
 
