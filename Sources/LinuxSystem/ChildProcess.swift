@@ -97,8 +97,7 @@ public final class ChildProcess {
     guard pidfd >= 0 else {
       let error = SystemError("pidfd_open", program)
       kill(-child, SIGKILL)
-      var status: Int32 = 0
-      while waitpid(child, &status, 0) < 0 && Glibc.errno == EINTR {}
+      _ = waitForChild(child)
       closeAll()
       throw error
     }
@@ -116,8 +115,7 @@ public final class ChildProcess {
   deinit {
     if termination == nil {
       kill(-pid, SIGKILL)
-      var status: Int32 = 0
-      while waitpid(pid, &status, 0) < 0 && Glibc.errno == EINTR {}
+      _ = waitForChild(pid)
     }
     exitFD.closeQuietly()
     outputFD?.closeQuietly()
@@ -134,10 +132,7 @@ public final class ChildProcess {
   @discardableResult
   public func reap() -> Termination? {
     if let termination { return termination }
-    var status: Int32 = 0
-    var reaped: pid_t
-    repeat { reaped = waitpid(pid, &status, WNOHANG) } while reaped < 0 && Glibc.errno == EINTR
-    guard reaped == pid else { return nil }
+    guard let (reaped, status) = waitForChild(pid, options: WNOHANG), reaped == pid else { return nil }
     termination = status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
     return termination
   }
@@ -172,4 +167,15 @@ func withCStrings<Result>(_ strings: [String], _ body: ([UnsafeMutablePointer<CC
   pointers.append(nil)
   defer { for pointer in pointers { free(pointer) } }
   return body(pointers)
+}
+
+/// `waitpid` for `pid`, again when a signal interrupts it: the process
+/// reaped (0 with `WNOHANG` while it runs) and its status; nil when there
+/// is no such child.
+public func waitForChild(_ pid: pid_t, options: Int32 = 0) -> (pid: pid_t, status: Int32)? {
+  var status: Int32 = 0
+  guard case .done(let reaped)? = try? nonBlocking("waitpid", nil, { waitpid(pid, &status, options) }) else {
+    return nil
+  }
+  return (reaped, status)
 }

@@ -13,7 +13,8 @@ final class LearnedWordsKeeper: Pollable {
   private let logger: Logger
   private let loop: EventLoop
   private let inotify: Inotify?
-  private var scheduled: ScheduledTimer?
+  /// The read a moment after a change.
+  private lazy var reading = RestartingTimer(loop: loop) { [unowned self] in read() }
   /// Takes every word, each time the file is read.
   var onWords: ([String]) -> Void = { _ in }
 
@@ -39,12 +40,10 @@ final class LearnedWordsKeeper: Pollable {
 
   func readable() throws(AgentExit) {
     inotify?.drain()
-    if let scheduled { loop.cancel(scheduled) }
-    scheduled = loop.schedule(at: monotonicMicroseconds() + UserSnippets.settleTime) { [unowned self] in read() }
+    reading.restart(after: UserSnippets.settleTime)
   }
 
   private func read() {
-    scheduled = nil
     let (words, problems) = file.read()
     for problem in problems { logger.notice("learned words: \(problem)") }
     onWords(words)

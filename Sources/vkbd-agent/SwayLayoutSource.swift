@@ -76,8 +76,13 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
   /// (the focus source ends the agent).
   func readable() throws(AgentExit) {
     var chunk = [UInt8](repeating: 0, count: 65536)
-    let count = read(fd, &chunk, chunk.count)
-    if count < 0 && (errno == EAGAIN || errno == EINTR) { return }
+    let count: Int
+    let result = try? nonBlocking("read", "sway's socket") { read(fd, &chunk, chunk.count) }
+    switch result {
+    case .done(let read)?: count = read
+    case .wouldBlock?: return
+    case nil: count = -1  // sway's socket failed: as gone
+    }
     guard count > 0 else {
       let closing = fd
       fd = -1

@@ -19,7 +19,8 @@ final class UserSnippets: Pollable {
   private let logger: Logger
   private let loop: EventLoop
   private let inotify: Inotify?
-  private var scheduled: ScheduledTimer?
+  /// The next read: a moment after a change, or a while after a look.
+  private lazy var reading = RestartingTimer(loop: loop) { [unowned self] in read() }
   /// Whether the files were ever sent: a directory missing from the start
   /// is reported once as no files.
   private var sent = false
@@ -40,21 +41,15 @@ final class UserSnippets: Pollable {
 
   func readable() throws(AgentExit) {
     inotify?.drain()
-    schedule(after: Self.settleTime)
-  }
-
-  private func schedule(after delay: Int64) {
-    if let scheduled { loop.cancel(scheduled) }
-    scheduled = loop.schedule(at: monotonicMicroseconds() + delay) { [unowned self] in read() }
+    reading.restart(after: Self.settleTime)
   }
 
   private func read() {
-    scheduled = nil
     guard Files.kind(of: directory) == .directory else {
       if !(inotify?.watched.isEmpty ?? true) || !sent { onFiles([], directory) }
       sent = true
       inotify?.removeAll()
-      schedule(after: Self.lookInterval)
+      reading.restart(after: Self.lookInterval)
       return
     }
     let found = EspansoFiles(reading: directory)

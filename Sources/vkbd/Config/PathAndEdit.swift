@@ -149,8 +149,7 @@ extension VKBD {
         printError("\(SystemError("posix_spawn", arguments[0], errno: .init(rawValue: started)))")
         throw SysExit.unavailable
       }
-      var status: Int32 = 0
-      while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+      let status = waitForChild(pid)?.status ?? 0
       let signal = status & 0x7f
       return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }

@@ -19,22 +19,19 @@ final class ConfigWatch {
   private var names: [String: Set<String>] = [:]
   /// The directories of match files, where any new match file counts.
   private var matchDirectories: Set<String> = []
-  private var scheduled: ScheduledTimer?
+  /// The reload, once the files are quiet.
+  private let settling: RestartingTimer
   /// What is watched, when every folder of it is.
   private var watched: (config: String, matchFiles: [String])?
-  private let onChange: () -> Void
 
   init(loop: EventLoop, onChange: @escaping () -> Void) throws(SystemError) {
     inotify = try Inotify()
     self.loop = loop
-    self.onChange = onChange
+    settling = RestartingTimer(loop: loop, action: onChange)
     token = try loop.watch(inotify.fd) { [unowned self] _ in changed() }
   }
 
-  deinit {
-    loop.unwatch(inotify.fd, token: token)
-    if let scheduled { loop.cancel(scheduled) }
-  }
+  deinit { loop.unwatch(inotify.fd, token: token) }
 
   /// Watches `config` and `matchFiles` from now on, instead of what was
   /// watched; returns the directories that could not be watched (missing).
@@ -72,12 +69,7 @@ final class ConfigWatch {
         relevant = true
       }
     }
-    guard relevant else { return }
-    if let scheduled { loop.cancel(scheduled) }
-    scheduled = loop.schedule(at: monotonicMicroseconds() + Self.settleTime) { [unowned self] in
-      scheduled = nil
-      onChange()
-    }
+    if relevant { settling.restart(after: Self.settleTime) }
   }
 }
 
