@@ -6,6 +6,15 @@ import Logging
 /// share: the GNOME and KDE bridge on the session bus, AT-SPI on the
 /// accessibility bus.
 enum DBus {
+  /// A connection of its own to the session bus (`sd_bus_open_user`),
+  /// which the caller closes; throws when there is no session bus.
+  static func openSessionBus() throws(AgentExit) -> OpaquePointer {
+    var bus: OpaquePointer?
+    let status = sd_bus_open_user(&bus)
+    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(message(status))") }
+    return bus
+  }
+
   /// An argument of a call or a reply, or a value in one: D-Bus's types
   /// that the agent sends.
   indirect enum Argument: Sendable {

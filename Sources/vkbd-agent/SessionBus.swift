@@ -15,10 +15,7 @@ final class SessionBus: Pollable {
   /// Connects to the session bus (`sd_bus_open_user`); throws when there
   /// is none.
   init(loop: EventLoop) throws(AgentExit) {
-    var bus: OpaquePointer?
-    let status = sd_bus_open_user(&bus)
-    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(DBus.message(status))") }
-    self.bus = bus
+    bus = try DBus.openSessionBus()
     self.loop = loop
   }
 

@@ -75,11 +75,8 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     self.desktop = desktop
     self.kwinScript = kwinScript
     self.logger = logger
-    var bus: OpaquePointer?
-    var status = sd_bus_open_user(&bus)
-    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(DBus.message(status))") }
-    self.bus = bus
-    status = sd_bus_request_name(bus, Self.busName, 0)
+    bus = try DBus.openSessionBus()
+    var status = sd_bus_request_name(bus, Self.busName, 0)
     guard status >= 0 else {
       throw AgentExit(
         status == -EEXIST

@@ -288,9 +288,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   /// org.a11y.Bus on the session bus gives (it starts the bus if need be).
   private static func busAddress() throws(AgentExit) -> String {
     if let address = getenv("AT_SPI_BUS_ADDRESS"), address.pointee != 0 { return String(cString: address) }
-    var session: OpaquePointer?
-    let opened = sd_bus_open_user(&session)
-    guard opened >= 0, let session else { throw AgentExit("no session bus: \(DBus.message(opened))") }
+    let session = try DBus.openSessionBus()
     defer { sd_bus_flush_close_unref(session) }
     let address = DBus.call(
       session, "org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", timeout: registryTimeout,

@@ -55,10 +55,7 @@ final class KWinInputMethod: Pollable {
         "the compositor offers no zwp_input_method_v1: KWin offers it only to the input method it starts "
           + "(vkbd-agent --setup-kwin)")
     }
-    var bus: OpaquePointer?
-    let status = sd_bus_open_user(&bus)
-    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(DBus.message(status))") }
-    self.bus = bus
+    bus = try DBus.openSessionBus()
     let match =
       "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
       + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(ShellBridge.busName)'"

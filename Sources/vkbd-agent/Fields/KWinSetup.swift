@@ -74,8 +74,7 @@ enum KWinSetup {
   /// settings do (org.kde.kconfig.notify's ConfigChanged on /kwinrc, with
   /// the group and its changed keys): it starts the new one then.
   private static func notifyKWin() -> Bool {
-    var bus: OpaquePointer?
-    guard sd_bus_open_user(&bus) >= 0, let bus else { return false }
+    guard let bus = try? DBus.openSessionBus() else { return false }
     defer { sd_bus_flush_close_unref(bus) }
     var message: OpaquePointer?
     guard sd_bus_message_new_signal(bus, &message, "/kwinrc", "org.kde.kconfig.notify", "ConfigChanged") >= 0,

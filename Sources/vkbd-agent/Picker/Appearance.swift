@@ -21,8 +21,7 @@ final class Appearance: Pollable {
   init(gtkTheme: String, logger: Logger) {
     let gtkTheme = gtkTheme.lowercased()
     fallbackDark = gtkTheme.hasSuffix(":dark") || gtkTheme.hasSuffix("-dark")
-    var bus: OpaquePointer?
-    guard sd_bus_open_user(&bus) >= 0, let bus else {
+    guard let bus = try? DBus.openSessionBus() else {
       logger.debug("no session bus: the picker follows GTK_THEME")
       return
     }
