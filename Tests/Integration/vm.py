@@ -232,7 +232,7 @@ def main():
         for position, (select, icount, binary, group) in enumerate(boots[index]):
             # The first lane's lines stream; each other's follow, whole.
             results[index, position] = boot(options, version, vmlinuz, initramfs, select, icount, binary, group,
-                                  stream=index == 0)
+                                             stream=index == 0)
 
     threads = [threading.Thread(target=run_lane, args=(index,)) for index in range(len(boots))]
     for index, thread in enumerate(threads):

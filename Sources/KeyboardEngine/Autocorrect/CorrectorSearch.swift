@@ -149,16 +149,13 @@ extension Corrector {
         scratch.removeAll(keepingCapacity: true)
         for letter in word { scratch.append(language.letters[Int(letter)]) }
         let rarity = language.rarity(of: scratch)
-        for capital in [false, true] where (capital ? reading != 0 : reading != 1) {
-          guard costs.of(Candidate(word: [], slip: slip, capital: capital, rarity: rarity)) <= unlikely else {
-            continue
-          }
-          var word = scratch
-          if capital {
-            guard let letter = language.capitals[word[0]] else { continue }
-            word[0] = letter
-          }
-          found.append(Candidate(word: word, slip: slip, capital: capital))
+        func likely(capital: Bool) -> Bool {
+          costs.of(Candidate(word: [], slip: slip, capital: capital, rarity: rarity)) <= unlikely
+        }
+        if reading != 1, likely(capital: false) { found.append(Candidate(word: scratch, slip: slip)) }
+        if reading != 0, likely(capital: true), let capital = language.capitals[scratch[0]] {
+          scratch[0] = capital
+          found.append(Candidate(word: scratch, slip: slip, capital: true))
         }
       }
     }
