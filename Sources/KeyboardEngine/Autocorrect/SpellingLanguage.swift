@@ -4,91 +4,6 @@ import CHunspell
   import Glibc
 #endif
 
-/// The spelling dictionaries the engine corrects with (DESIGN 9), loaded
-/// by the daemon away from the keys and handed over whole.
-public final class Spelling: @unchecked Sendable {
-  public let languages: [SpellingLanguage]
-  /// Words of the system that no dictionary has and no one means to
-  /// correct (the names of its programs: `rsync`, `uname`), in lowercase.
-  public let technical: Set<String>
-  let corrector: Corrector
-
-  public init(languages: [SpellingLanguage], technical: Set<String> = []) {
-    self.languages = languages
-    self.technical = technical
-    corrector = Corrector(languages: languages)
-  }
-
-  /// What autocorrect decides for `word`, as typed, at the end of a word
-  /// (after the rules that leave a word alone): nil when a dictionary
-  /// knows it or no correction stands out, else the correction, in
-  /// lowercase but for a capital its dictionary writes. `nounsOnly`: the
-  /// word has a capital where no sentence starts, and only a language that
-  /// writes its nouns so (German) may correct it, to a noun.
-  public func decide(
-    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
-  ) -> [Unicode.Scalar]? {
-    if case .corrected(let correction) = verdict(word, neighbours: neighbours, nounsOnly: nounsOnly) {
-      return correction
-    }
-    return nil
-  }
-
-  /// What autocorrect decides for a word, and why it leaves one alone.
-  public enum Verdict: Equatable {
-    /// A dictionary knows it (or it names a program of the system).
-    case known
-    case corrected([Unicode.Scalar])
-    /// No dictionary knows it and no correction stands out.
-    case unsure
-  }
-
-  /// ``decide(_:neighbours:nounsOnly:)``, saying whether a word left alone
-  /// is known: one look in the dictionaries either way.
-  public func verdict(
-    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
-  ) -> Verdict {
-    var folded: [Unicode.Scalar] = []
-    folded.reserveCapacity(word.count)
-    for scalar in word {
-      let lower = scalar.properties.lowercaseMapping.unicodeScalars
-      folded.append(lower.count == 1 ? lower.first! : scalar)
-    }
-    // A word a dictionary knows may still be a contraction far commoner
-    // without its apostrophe (`cant`, `wont`).
-    guard !knows(word) else {
-      return nounsOnly ? .known : corrector.contraction(of: folded, known: true).map(Verdict.corrected) ?? .known
-    }
-    guard !isProgramName(folded) else { return .known }
-    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly).map(Verdict.corrected)
-      ?? .unsure
-  }
-
-  /// English's pronoun `i`, alone or contracted (`i'm`, `i’ll`), with its
-  /// capital, when an English dictionary spells it so; nil for any other
-  /// word. English's dictionaries know a lowercase `i` (the letter), so
-  /// the corrector would leave it.
-  public func capitalizedPronoun(_ word: [Unicode.Scalar]) -> [Unicode.Scalar]? {
-    guard word.first == "i", word.count == 1 || word[1] == "'" || word[1] == "’" else { return nil }
-    var capitalized = word
-    capitalized[0] = "I"
-    let asSpelled = capitalized.map { $0 == "’" ? "'" : $0 }
-    return languages.contains { $0.name.hasPrefix("en") && $0.spells(asSpelled) } ? capitalized : nil
-  }
-
-  /// Whether any dictionary knows `word` as written.
-  func knows(_ word: [Unicode.Scalar]) -> Bool { corrector.spells(word) }
-
-  /// Whether `word` (in lowercase) is one of ``technical`` that no
-  /// dictionary knows: a program's name, where a token names a command.
-  func isTechnical(_ word: [Unicode.Scalar]) -> Bool { isProgramName(word) && !knows(word) }
-
-  /// Whether `word` (in lowercase) is one of ``technical``.
-  private func isProgramName(_ word: [Unicode.Scalar]) -> Bool {
-    !technical.isEmpty && technical.contains(String(String.UnicodeScalarView(word)))
-  }
-}
-
 /// One language's spelling dictionary (DESIGN 9): Debian's hunspell files
 /// for it, read twice. libhunspell decides whether a word is spelled right
 /// (it knows every affixed and compound form); vkbd's own index of the
@@ -168,12 +83,8 @@ public final class SpellingLanguage: @unchecked Sendable {
     let affixPath = "\(directory)/\(name).aff"
     let dictionaryPath = "\(directory)/\(name).dic"
     let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
-    let lines = try WordForms.lines(of: Self.read(dictionaryPath), path: dictionaryPath)
-    let frequencyPath = frequencyDirectory.map { "\($0)/\(name.prefix { $0 != "_" && $0 != "-" }).freq" }
-    (forms, trigrams, isTruncated) = Self.forms(of: lines, affixes: affixes)
-    let list = frequencyPath.map { path in
-      Result { () throws(SpellingError) in try Self.frequencies(at: path, letters: affixes.letters) }
-    }
+    (forms, trigrams, isTruncated) = Self.forms(
+      of: try WordForms.lines(of: Self.read(dictionaryPath), path: dictionaryPath), affixes: affixes)
     guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
       throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
     }
@@ -182,16 +93,19 @@ public final class SpellingLanguage: @unchecked Sendable {
     letters = affixes.letters
     letterVowels = letters.map(Corrector.Search.isVowel)
     letterClasses = letters.map(trigrams.letterClass)
-    switch list {
-    case .success(let (list, words)):
-      frequencies = list
-      common = Self.commonWords(words, forms: forms, letters: letters)
-      frequencyProblem = nil
-    case .failure(let error):
-      frequencies = nil
-      common = nil
-      frequencyProblem = "\(error)"
-    case nil:
+    if let frequencyDirectory {
+      let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
+      do throws(SpellingError) {
+        let (list, text) = try Self.frequencies(at: path)
+        frequencies = list
+        common = Self.commonWords(text, forms: forms, letters: letters, trigrams: trigrams)
+        frequencyProblem = nil
+      } catch {
+        frequencies = nil
+        common = nil
+        frequencyProblem = "\(error)"
+      }
+    } else {
       frequencies = nil
       common = nil
       frequencyProblem = nil
@@ -319,9 +233,7 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
   /// (2) and count, the words' hashes, their rarities, then the common
   /// words' text (its size, then a word a line).
-  private static func frequencies(at path: String, letters: [Unicode.Scalar]) throws(SpellingError) -> (
-    WordIndex, common: [(letters: [UInt8], hash: UInt64)]
-  ) {
+  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex, common: String) {
     let bytes = try readBytes(path, limit: maximumFrequencyBytes)
     func word(at offset: Int, _ size: Int) -> UInt64 {
       (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
@@ -344,44 +256,31 @@ public final class SpellingLanguage: @unchecked Sendable {
     var hashes = [UInt64](repeating: 0, count: count)
     for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
     let index = WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]))
-    return (index, commonWords(in: text, letters: letters))
+    return (index, text)
   }
 
-  /// The trie of the list's common words that the dictionary has (with
-  /// their reading), in the letters the language is written in.
+  /// The trie of the list's common words (`text`, a word a line) that
+  /// the dictionary has (with their reading), in the letters the language
+  /// is written in.
   private static func commonWords(
-    _ listed: [(letters: [UInt8], hash: UInt64)], forms: WordIndex, letters: [Unicode.Scalar]
+    _ text: String, forms: WordIndex, letters: [Unicode.Scalar], trigrams: LetterTrigrams
   ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
-    words.reserveCapacity(listed.count)
-    for (word, hash) in listed {
-      if let reading = forms.value(hash: hash) { words.append((word, reading)) }
-    }
-    // The file lists its words sorted by their text: by the letters' scalars.
-    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
-  }
-
-  /// The common words of a frequency file's text (a word a line) that
-  /// are written in `letters` alone: each as its letters' indexes, with
-  /// its hash.
-  private static func commonWords(
-    in text: String, letters: [Unicode.Scalar]
-  ) -> [(letters: [UInt8], hash: UInt64)] {
-    let alphabet = LetterTrigrams(letters: letters)
-    var words: [(letters: [UInt8], hash: UInt64)] = []
     var word: [UInt8] = []
     for line in text.unicodeScalars.split(separator: "\n") {
       word.removeAll(keepingCapacity: true)
       for scalar in line {
-        guard let index = alphabet.letterIndex(scalar), word.count < Corrector.longest else {
+        guard let index = trigrams.letterIndex(scalar), word.count < Corrector.longest else {
           word.removeAll()
           break
         }
         word.append(index)
       }
-      if !word.isEmpty { words.append((word, WordIndex.hash(line))) }
+      guard !word.isEmpty, let reading = forms.value(hash: WordIndex.hash(line)) else { continue }
+      words.append((word, reading))
     }
-    return words
+    // The file lists its words sorted by their text: by the letters' scalars.
+    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
   }
 
   private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {
