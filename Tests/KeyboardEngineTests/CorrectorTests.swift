@@ -132,7 +132,7 @@ import Testing
       withUnsafeBytes(of: version.littleEndian) { data.append(contentsOf: $0) }
       withUnsafeBytes(of: UInt32(words.count).littleEndian) { data.append(contentsOf: $0) }
       for (word, _) in words {
-        withUnsafeBytes(of: WordIndex.hash(word.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: WordHash.of(word.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
       }
       data.append(contentsOf: words.map(\.1))
       let text = common ?? Array(words.filter { $0.1 <= 70 }.map { $0.0 + "\n" }.joined().utf8)
@@ -149,8 +149,8 @@ import Testing
     // "other" is too rare and "wordy" not the dictionary's.
     let good = try load(file(words: [("word", 20), ("other", 80), ("wordy", 30)]))
     #expect(good.frequencyProblem == nil)
-    #expect(good.rarity(hash: WordIndex.hash("word".unicodeScalars)) == 20)
-    #expect(good.rarity(hash: WordIndex.hash("none".unicodeScalars)) == SpellingLanguage.unlisted)
+    #expect(good.rarity(hash: WordHash.of("word".unicodeScalars)) == 20)
+    #expect(good.rarity(hash: WordHash.of("none".unicodeScalars)) == SpellingLanguage.unlisted)
     #expect(good.common?.count == 1)
     let path = "\(directory)/xx.freq"
     for (data, problem) in [
@@ -163,7 +163,7 @@ import Testing
     ] as [(Data?, String)] {
       let language = try load(data)
       #expect(language.frequencyProblem == problem)
-      #expect(language.rarity(hash: WordIndex.hash("word".unicodeScalars)) == nil && language.common == nil)
+      #expect(language.rarity(hash: WordHash.of("word".unicodeScalars)) == nil && language.common == nil)
     }
   }
 
@@ -202,10 +202,10 @@ import Testing
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let language = try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: nil)
     for form in ["kind", "kinds", "unkind", "unkinds", "try", "tries", "stemed", "stemeds"] {
-      #expect(language.form(hash: WordIndex.hash(form.unicodeScalars)) == 0, "\(form)")
+      #expect(language.form(hash: WordHash.of(form.unicodeScalars)) == 0, "\(form)")
     }
     for form in ["trys", "untry", "stem", "kindies"] {
-      #expect(language.form(hash: WordIndex.hash(form.unicodeScalars)) == nil, "\(form)")
+      #expect(language.form(hash: WordHash.of(form.unicodeScalars)) == nil, "\(form)")
     }
     #expect(language.letters.count == 26 && language.formCount == 8)
   }

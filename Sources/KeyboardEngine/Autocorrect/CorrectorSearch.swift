@@ -16,7 +16,7 @@ extension Corrector {
     let typedClasses: [LetterTrigrams.Class]
     /// The language's tables, held here: read through the language (a
     /// class) each lookup would retain and release them.
-    let forms: WordIndex
+    let forms: WordIndex<UInt16>
     let trigrams: LetterTrigrams
 
     init(typed: [Unicode.Scalar], language: SpellingLanguage, neighbours: KeyNeighbours) {
@@ -60,7 +60,7 @@ extension Corrector {
     /// Looks up `scratch`: as written, or with a capital first letter, or
     /// both (German's `grüße` and the noun `Grüße`).
     mutating func consider(_ slip: Slip) {
-      guard let form = forms.value(hash: WordIndex.hash(scratch)) else { return }
+      guard let form = forms.value(hash: WordHash.of(scratch)) else { return }
       if form != 1 { found.append(Candidate(word: scratch, slip: slip)) }
       if form != 0, let capital = language.capitals[scratch[0]] {
         var word = scratch
@@ -74,7 +74,7 @@ extension Corrector {
       let count = word.count
       // The word itself with a capital: a name or a German noun.
       reset()
-      if let form = forms.value(hash: WordIndex.hash(word)), form != 0 { consider(.none) }
+      if let form = forms.value(hash: WordHash.of(word)), form != 0 { consider(.none) }
       for index in 0..<count {
         // Swapped with the next letter.
         if index + 1 < count && word[index] != word[index + 1] {

@@ -23,13 +23,13 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// Each form with its first letter in lowercase: 0 for a word written
   /// so, 1 for one the dictionary has only with a capital (a name, a German
   /// noun). One lookup finds either.
-  let forms: WordIndex
+  let forms: WordIndex<UInt16>
   /// The runs of three letters the forms have.
   let trigrams: LetterTrigrams
   /// How rare each word is in real use, as wordfreq's list of the
   /// language ranks it: 90 less ten times its Zipf value (0 for a word as
   /// common as "the", 80 for one in a hundred million words); nil: no list.
-  let frequencies: WordIndex?
+  let frequencies: WordIndex<UInt32>?
   /// The list's common words that the dictionary has, searched two slips
   /// around a typo; nil without a list.
   let common: CommonWords?
@@ -132,7 +132,7 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// three letters.
   private static func forms(
     of lines: Substring.UnicodeScalarView, affixes: AffixFile
-  ) -> (WordIndex, LetterTrigrams, isTruncated: Bool) {
+  ) -> (WordIndex<UInt16>, LetterTrigrams, isTruncated: Bool) {
     var keys = FormKeys(trigrams: LetterTrigrams(letters: affixes.letters))
     keys.isTruncated = WordForms.expand(lines, affixes: affixes) { keys.add($0, form: $1) }
     return (WordIndex(keys: keys.hashes), keys.trigrams, keys.isTruncated)
@@ -218,11 +218,11 @@ public final class SpellingLanguage: @unchecked Sendable {
     guard frequencies != nil, let first = word.first else { return nil }
     if word.contains("ß") { return rarity(of: word.flatMap { $0 == "ß" ? ["s", "s"] : [$0] }) }
     // The language's letters are lowercase: only another needs its mapping.
-    guard trigrams.letterClass(first) == LetterTrigrams.other else { return rarity(hash: WordIndex.hash(word)) }
+    guard trigrams.letterClass(first) == LetterTrigrams.other else { return rarity(hash: WordHash.of(word)) }
     let lower = first.properties.lowercaseMapping.unicodeScalars
     let hash =
       lower.count == 1 && lower.first != first
-      ? WordIndex.hash(CollectionOfOne(lower.first!), then: word.dropFirst()) : WordIndex.hash(word)
+      ? WordHash.of(CollectionOfOne(lower.first!), then: word.dropFirst()) : WordHash.of(word)
     return rarity(hash: hash)
   }
 
@@ -233,7 +233,7 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
   /// (2) and count, the words' hashes, their rarities, then the common
   /// words' text (its size, then a word a line).
-  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex, common: String) {
+  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex<UInt32>, common: String) {
     let bytes = try readBytes(path, limit: maximumFrequencyBytes)
     func word(at offset: Int, _ size: Int) -> UInt64 {
       (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
@@ -255,7 +255,8 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
     var hashes = [UInt64](repeating: 0, count: count)
     for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
-    let index = WordIndex(hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]))
+    let index = WordIndex<UInt32>(
+      hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]), valueBits: 8)
     return (index, text)
   }
 
@@ -263,7 +264,7 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// the dictionary has (with their reading), in the letters the language
   /// is written in.
   private static func commonWords(
-    _ text: String, forms: WordIndex, letters: [Unicode.Scalar], trigrams: LetterTrigrams
+    _ text: String, forms: WordIndex<UInt16>, letters: [Unicode.Scalar], trigrams: LetterTrigrams
   ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
     var word: [UInt8] = []
@@ -276,7 +277,7 @@ public final class SpellingLanguage: @unchecked Sendable {
         }
         word.append(index)
       }
-      guard !word.isEmpty, let reading = forms.value(hash: WordIndex.hash(line)) else { continue }
+      guard !word.isEmpty, let reading = forms.value(hash: WordHash.of(line)) else { continue }
       words.append((word, reading))
     }
     // The file lists its words sorted by their text: by the letters' scalars.

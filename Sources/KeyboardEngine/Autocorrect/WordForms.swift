@@ -46,7 +46,7 @@ enum WordForms {
         form.append(contentsOf: first.dropFirst())
         form.append(contentsOf: second)
       }
-      if !found(WordIndex.hash(form) | (lower == nil ? 0 : 1), form) { stopped = true }
+      if !found(WordHash.of(form) | (lower == nil ? 0 : 1), form) { stopped = true }
     }
     /// Applies the affixes of `flags` to `word`; `depth` 0 allows a second suffix.
     func derive(_ word: [Unicode.Scalar], flags: [UInt32], prefixed: Bool, depth: Int) {
