@@ -103,17 +103,28 @@ public struct FieldReport: AgentProtocolMessage {
   /// Whether `before` starts at the start of the field (it is all the text
   /// before the cursor). On the wire `start`, only when true.
   public var isFieldStart: Bool
+  /// Whether the field may be secret for all the agent can tell: its only
+  /// source gives every field of the application the same purpose (IBus's
+  /// free form, which Chromium gives its password fields too). The daemon
+  /// takes it for a password. Never with text. On the wire `maybe-secret`,
+  /// only when true.
+  public var maybeSecret: Bool
 
-  public init(source: String, role: FieldRole? = nil, before: String? = nil, isFieldStart: Bool = false) {
+  public init(
+    source: String, role: FieldRole? = nil, before: String? = nil, isFieldStart: Bool = false,
+    maybeSecret: Bool = false
+  ) {
     self.source = source
     self.role = role
     self.before = before
     self.isFieldStart = isFieldStart
+    self.maybeSecret = maybeSecret
   }
 
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case source, role, before
     case isFieldStart = "start"
+    case maybeSecret = "maybe-secret"
   }
 
   public init(from decoder: Decoder) throws {
@@ -122,6 +133,7 @@ public struct FieldReport: AgentProtocolMessage {
     role = try fields.decodeIfPresent(FieldRole.self, forKey: .role)
     before = try fields.decodeIfPresent(String.self, forKey: .before)
     isFieldStart = try fields.decodeIfPresent(Bool.self, forKey: .isFieldStart) ?? false
+    maybeSecret = try fields.decodeIfPresent(Bool.self, forKey: .maybeSecret) ?? false
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -130,6 +142,7 @@ public struct FieldReport: AgentProtocolMessage {
     try fields.encodeIfPresent(role, forKey: .role)
     try fields.encodeIfPresent(before, forKey: .before)
     if isFieldStart { try fields.encode(true, forKey: .isFieldStart) }
+    if maybeSecret { try fields.encode(true, forKey: .maybeSecret) }
   }
 
   public func validate() throws(AgentProtocolError) {
@@ -139,6 +152,9 @@ public struct FieldReport: AgentProtocolMessage {
       try Check.characters(before, "before", limit: AgentProtocol.maximumFieldText)
     } else if isFieldStart {
       throw AgentProtocolError("field 'start' needs field 'before'")
+    }
+    if maybeSecret && (before != nil || role == nil) {
+      throw AgentProtocolError("field 'maybe-secret' needs field 'role' and no field 'before'")
     }
   }
 }

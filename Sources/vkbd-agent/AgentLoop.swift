@@ -66,6 +66,13 @@ protocol FieldSource: Pollable {
   /// Takes the field whenever it changes: another field, its text before
   /// the cursor, or no text field (role and text nil).
   var onField: (FieldReport) -> Void { get set }
+  /// Whether its text role may stand for a password in a browser: it
+  /// tells every field of an application that gives no purpose as text.
+  var freeFormMayBeSecret: Bool { get }
+}
+
+extension FieldSource {
+  var freeFormMayBeSecret: Bool { false }
 }
 
 /// Where the agent learns the desktop's keyboard layout and its group.

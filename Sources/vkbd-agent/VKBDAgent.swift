@@ -128,7 +128,11 @@ struct VKBDAgent: ParsableCommand {
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
-    let settler = FocusSettler(loop: agent.loop) { [print] focus in print ? printed(focus) : daemon.report(focus) }
+    // The window first, then what it changes of the field.
+    let settler = FocusSettler(loop: agent.loop) { [print] focus in
+      print ? printed(focus) : daemon.report(focus)
+      fields.focusMoved(to: focus)
+    }
     focusSource.onFocus = { settler.take($0) }
     fields.onField = { [print] field in print ? printed(field) : daemon.report(field) }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)

@@ -46,6 +46,7 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     FocusReport(window: 1, app: "XTerm", instance: "xterm", title: "vim ~/notes \"todo\"\n\t☃", role: .terminal),
     FocusReport(window: 0, app: ""),
     FieldReport(source: "input-method", role: .text, before: "Thanks. \"Quoted\"\n", isFieldStart: true),
+    FieldReport(source: "ibus", role: .text, maybeSecret: true),
     FieldReport(source: "at-spi", role: .password),
     FieldReport(source: "input-method"),
     LayoutReport(source: "sway", layout: "us,de", variant: ",nodeadkeys", options: "grp:alt_shift_toggle", group: 1),
@@ -175,6 +176,11 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     (#"{"version":2,"type":"hello","agent":"1","source":"x\nfake log line"}"#, "letters, digits and .+-_"),
     (#"{"version":2,"type":"hello","agent":"","source":"x11"}"#, "letters, digits and .+-_"),
     (#"{"version":2,"type":"field","source":"input-method","start":true}"#, "'start' needs field 'before'"),
+    (
+      #"{"version":2,"type":"field","source":"ibus","role":"text","before":"x","maybe-secret":true}"#,
+      "'maybe-secret' needs field 'role' and no field 'before'"
+    ),
+    (#"{"version":2,"type":"field","source":"ibus","maybe-secret":true}"#, "'maybe-secret' needs field 'role'"),
     (
       #"{"version":2,"type":"field","source":"input-method","before":"\#(String(repeating: "é", count: 257))"}"#,
       "longer than 256 characters"

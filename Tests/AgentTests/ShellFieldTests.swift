@@ -81,7 +81,11 @@ import Testing
     let name: String
     var onField: (FieldReport) -> Void = { _ in }
     var pollFD: Int32? { nil }
-    init(_ name: String) { self.name = name }
+    let freeFormMayBeSecret: Bool
+    init(_ name: String, freeFormMayBeSecret: Bool = false) {
+      self.name = name
+      self.freeFormMayBeSecret = freeFormMayBeSecret
+    }
     func readable() {}
   }
 
@@ -157,6 +161,71 @@ import Testing
     accessibility.onField(FieldReport(source: "at-spi", role: .password))
     ibus.onField(FieldReport(source: "ibus", role: .text))
     #expect(passed.last == FieldReport(source: "at-spi", role: .password))
+  }
+}
+
+/// A secret is a secret from every source, for as long as the field has
+/// the focus; in a browser, IBus's free form alone may be a password.
+@Suite struct SecretFieldTests {
+  typealias Stub = FieldSourcesTests.Stub
+
+  static func sources() -> (Stub, Stub, FieldSources, () -> [FieldReport]) {
+    let (ibus, accessibility) = (Stub("ibus", freeFormMayBeSecret: true), Stub("at-spi"))
+    let sources = FieldSources([ibus, accessibility])
+    var passed: [FieldReport] = []
+    sources.onField = { passed.append($0) }
+    return (ibus, accessibility, sources, { passed })
+  }
+
+  /// Chromium on X11: IBus says free form for every field; AT-SPI calls the
+  /// password field a password. Its show-password toggle makes IBus
+  /// refocus the field, as text, while AT-SPI hears of no change.
+  @Test func theShowPasswordToggleKeepsAFieldSecret() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    accessibility.onField(FieldReport(source: "at-spi", role: .password))
+    let first = passed().count
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    let reports = passed()
+    #expect(reports[(first - 1)...].allSatisfy { $0.isSecret })
+    #expect(passed().last == FieldReport(source: "at-spi", role: .password))
+    // The focus moves to the user name's field: AT-SPI tells of it.
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "ann", isFieldStart: true))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "ann", isFieldStart: true))
+  }
+
+  @Test func anotherWindowEndsASecret() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    accessibility.onField(FieldReport(source: "at-spi", role: .password))
+    ibus.onField(FieldReport(source: "ibus"))
+    sources.focusMoved(to: FocusReport(window: 2, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text))
+  }
+
+  @Test func aBrowsersFreeFormFieldMayBeSecretUntilItsTextIsRead() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "Chromium", instance: "chromium"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed() == [FieldReport(source: "ibus", role: .text, maybeSecret: true)])
+    // AT-SPI reads it: a text field.
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "", isFieldStart: true))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "", isFieldStart: true))
+    // The next field: AT-SPI has not read it yet (or never will: no
+    // accessibility), so it may be secret again.
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, maybeSecret: true))
+    // Another application's free form is text.
+    sources.focusMoved(to: FocusReport(window: 2, app: "Gedit", instance: "gedit"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text))
+    // Firefox's windows, by their instance.
+    sources.focusMoved(to: FocusReport(window: 3, app: "firefox-esr", instance: "Navigator"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, maybeSecret: true))
   }
 }
 

@@ -236,6 +236,21 @@ import Testing
     #expect(engine.configuration.enabled && !context.isFieldUnknown)
   }
 
+  /// A field that may be secret (a browser's that only IBus's free form
+  /// tells of) gets no aids until a source tells of it with its text.
+  @Test func aFieldThatMayBeSecretIsTakenForAPassword() {
+    var (context, rules, engine) = Self.context()
+    context.update(FocusReport(window: 1, app: "Chromium"), rules: rules, global: Self.global, engine: engine)
+    context.update(
+      FieldReport(source: "ibus", role: .text, maybeSecret: true), rules: rules, global: Self.global, engine: engine)
+    #expect(context.matched?.role == .password && !engine.configuration.enabled)
+    #expect(context.rule?.rule.origin == "built-in: secret fields")
+    context.update(
+      FieldReport(source: "ibus", role: .text, before: "Dear", isFieldStart: true), rules: rules,
+      global: Self.global, engine: engine)
+    #expect(context.matched?.role == .text && engine.configuration.enabled)
+  }
+
   @Test func anotherWindowStartsUnknownAsNothing() {
     var (context, rules, engine) = Self.context()
     context.update(FocusReport(window: 1, app: "firefox"), rules: rules, global: Self.global, engine: engine)
@@ -266,6 +281,9 @@ import Testing
       agents: [AgentStatus(uid: 1000, pid: 7, source: "gnome-shell", active: true, fields: "gnome-shell+at-spi")])
     let shown = Report.focus(focus)
     #expect(shown.contains("firefox, a field no source sees (taken as secret)"))
+    var maybe = focus
+    maybe.role = "maybe-secret"
+    #expect(Report.focus(maybe).contains("firefox, a field that may be secret (taken as secret)"))
     #expect(shown.contains("gnome-shell, fields from gnome-shell+at-spi, counts"))
     let coverage = FieldCoverage.describe("gnome-shell+at-spi")
     #expect(coverage.hasPrefix("fields from GNOME Shell's input method") && coverage.contains(", then AT-SPI"))

@@ -9,6 +9,15 @@ import AgentProtocol
 /// tells the role only (IBus on X11), the text comes from the next one that
 /// read it since the better one's previous report (the accessibility bus,
 /// which hears of the same focus change at about the same time).
+///
+/// A secret is a secret from every source: a field that any source called
+/// a password stays one until that source tells of something else or
+/// another window has the focus, whatever the others say meanwhile
+/// (Chromium's show-password toggle makes IBus refocus the field as free
+/// form, while AT-SPI, which called it a password, hears of no change). In
+/// a browser, a field that only IBus's free form tells of may be a password
+/// (Chromium gives its password fields that purpose): it is passed on as
+/// maybe secret until a source that reads the field's text tells of it.
 final class FieldSources {
   let sources: [FieldSource]
   /// Takes the field whenever the one passed on changes, and at once the
@@ -22,6 +31,12 @@ final class FieldSources {
   private var told: [Int]
   private var count = 0
   private var passed: FieldReport?
+  /// The latest secret field a source told of, and which source told it;
+  /// nil once that source told of something else, or the window changed.
+  private var secret: (report: FieldReport, from: Int)?
+  /// The focused window, and whether it is a browser's.
+  private var window: Int64?
+  private var inBrowser = false
 
   init(_ sources: [FieldSource]) {
     self.sources = sources
@@ -48,6 +63,34 @@ final class FieldSources {
         latest[worse] = nil
       }
     }
+    if report.isSecret {
+      secret = (report, index)
+    } else if secret?.from == index {
+      secret = nil
+    }
+    pass()
+  }
+
+  /// Takes the window that has the focus: another window ends a secret,
+  /// and whether it is a browser's decides what IBus's free form is.
+  func focusMoved(to focus: FocusReport) {
+    if focus.window != window { secret = nil }
+    window = focus.window
+    inBrowser = [focus.app, focus.instance ?? ""].contains { Self.browsers.contains($0.lowercased()) }
+    pass()
+  }
+
+  /// The web browsers, by their Wayland app ids and X11 WM_CLASS fields,
+  /// in lowercase: Chromium and the browsers built on it, Firefox and its.
+  static let browsers: Set<String> = [
+    "chromium", "chromium-browser", "google-chrome", "google-chrome-beta", "google-chrome-unstable",
+    "brave-browser", "microsoft-edge", "vivaldi-stable", "opera", "yandex-browser", "thorium-browser",
+    "firefox", "firefox-esr", "navigator", "org.mozilla.firefox", "librewolf", "waterfox", "floorp",
+  ]
+
+  /// Passes on the field the sources' reports make, when it changed.
+  private func pass() {
+    guard count > 0 else { return }  // no source told of anything yet
     let chosen = latest.firstIndex { $0?.role != nil }
     var report = chosen.flatMap { latest[$0] } ?? FieldReport(source: sources[0].name)
     // A worse source that still counts and says secret wins: a field is a
@@ -61,6 +104,11 @@ final class FieldSources {
     {
       report.before = reader.before
       report.isFieldStart = reader.isFieldStart
+    }
+    if let secret, !report.isSecret {
+      report = secret.report
+    } else if let chosen, inBrowser, sources[chosen].freeFormMayBeSecret, report.role == .text, report.before == nil {
+      report.maybeSecret = true
     }
     guard report != passed else { return }
     passed = report

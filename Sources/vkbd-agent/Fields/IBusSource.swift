@@ -18,6 +18,8 @@ import Logging
 /// every few seconds, so that a restarted daemon is followed.
 final class IBusSource: FieldSource, Reconnecting {
   let name = "ibus"
+  /// Chromium gives its password fields IBus's free-form purpose.
+  let freeFormMayBeSecret = true
   /// How long the source waits between tries while IBus is away (µs).
   static let retryInterval: Int64 = 5_000_000
   static let inputContext = "org.freedesktop.IBus.InputContext"

@@ -155,11 +155,12 @@ struct FocusContext {
   var isFieldUnknown: Bool { windowShowedFields && field != nil && field?.role == nil }
 
   /// What the rules match: the window, with the field's role when a field
-  /// source knows it (a password's when the field is unknown).
+  /// source knows it (a password's when the field is unknown or may be
+  /// secret).
   var matched: FocusReport? {
     guard field?.role != nil || focus != nil else { return nil }
     var matched = focus ?? FocusReport(window: 0, app: "")
-    matched.role = field?.role ?? (isFieldUnknown ? .password : focus?.role)
+    matched.role = field?.maybeSecret == true ? .password : field?.role ?? (isFieldUnknown ? .password : focus?.role)
     return matched
   }
   /// The rule in force, with its place among the rules; nil: the global settings.
@@ -187,7 +188,7 @@ struct FocusContext {
   /// chooses the rule with the window, then its text before the cursor
   /// goes to the engine (``Engine/fieldReported(before:isFieldStart:)``).
   mutating func update(_ report: FieldReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
-    field = report.map { FieldReport(source: $0.source, role: $0.role) }
+    field = report.map { FieldReport(source: $0.source, role: $0.role, maybeSecret: $0.maybeSecret) }
     if report?.role != nil { windowShowedFields = true }
     if report == nil { windowShowedFields = false }
     apply(rules: rules, global: global, to: engine)

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Glibc
 import FoundationEssentials
+import Glibc
 import KeyboardEngine
 
 /// `--json`: stable JSON instead of text for people.
@@ -158,7 +158,13 @@ enum Report {
     let users = focus.activeUsers.isEmpty ? "no one" : focus.activeUsers.map { "uid \($0)" }.joined(separator: ", ")
     var lines: [String] = []
     if let app = focus.app {
-      let role = focus.role.map { $0 == "unknown" ? ", a field no source sees (taken as secret)" : ", a \($0) field" }
+      let role = focus.role.map {
+        switch $0 {
+        case "unknown": ", a field no source sees (taken as secret)"
+        case "maybe-secret": ", a field that may be secret (taken as secret)"
+        default: ", a \($0) field"
+        }
+      }
       lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(role ?? "")")
       lines.append(
         "field     "

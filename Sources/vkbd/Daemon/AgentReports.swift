@@ -142,7 +142,9 @@ extension Daemon {
     let rule = context.rule
     let (users, fromLogind) = seat.activeUsers(sessionUsers: configuration.sessionUsers)
     return FocusStatus(
-      app: context.focus?.app, role: context.isFieldUnknown ? "unknown" : context.matched?.role?.rawValue,
+      app: context.focus?.app,
+      role: context.isFieldUnknown
+        ? "unknown" : context.field?.maybeSecret == true ? "maybe-secret" : context.matched?.role?.rawValue,
       fieldSource: context.field?.source,
       rule: rule.map { $0.index + 1 },
       ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
