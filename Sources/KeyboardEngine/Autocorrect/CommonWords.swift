@@ -68,6 +68,7 @@ struct CommonWords: Sendable {
         while start < range.upperBound && words[start].letters.count == depth { start += 1 }
       }
       firstChild[node] = letters.count
+      let stacked = pending.count
       while start < range.upperBound {
         let letter = words[start].letters[depth]
         var end = start + 1
@@ -77,6 +78,10 @@ struct CommonWords: Sendable {
         childCount[node] += 1
         start = end
       }
+      // The first child's children next: the subtrees lie in the order
+      // the walk visits them, each after its parent's, for the
+      // processor's prefetcher to read ahead.
+      pending[stacked...].reverse()
     }
     // A node's children come after it: from the last node back, each
     // node's lengths are known before its parent's.
