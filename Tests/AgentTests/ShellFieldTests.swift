@@ -196,6 +196,24 @@ import Testing
     #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "ann", isFieldStart: true))
   }
 
+  /// X11 with accessibility on: moving from a text field to a password
+  /// field, IBus leaves the first before AT-SPI tells of the second. The
+  /// first field's text is not passed on meanwhile.
+  @Test func aFieldLeftTakesItsTextAlong() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "Plain text here"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "Plain text here"))
+    let left = passed().count
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.onField(FieldReport(source: "at-spi", role: .password))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    let reports = passed()
+    #expect(reports[left...].allSatisfy { $0.before == nil })
+    #expect(reports[left...] == [FieldReport(source: "ibus"), FieldReport(source: "at-spi", role: .password)])
+  }
+
   @Test func anotherWindowEndsASecret() {
     let (ibus, accessibility, sources, passed) = Self.sources()
     sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))

@@ -21,6 +21,7 @@ role and the text before the cursor that each really has.
 Exits 0 when every check passed."""
 
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -318,8 +319,22 @@ def main():
         remote = subprocess.Popen(["/usr/bin/python3", os.path.join(work, "remote.py")], env=shell_env,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
         assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
+        # What the extension sends, as the bus carries it: the GTK windows
+        # are Wayland ones, whose fields come from the Shell's input method;
+        # IBus's kind (X11 clients') must never show, not even for the few
+        # milliseconds after a field loses the focus.
+        monitor_path = os.path.join(OUTPUT, "gnome-fields.monitor")
+        monitor = subprocess.Popen(["dbus-monitor", "--session", "type='method_call',member='FieldChanged'"],
+                                   env=shell_env, stdout=open(monitor_path, "w"), stderr=log)
+        time.sleep(1)
         for version in ("4", "3"):
             check_fields(version, shell_env, remote, stand_in, check)
+        monitor.terminate()
+        monitor.wait(timeout=10)
+        kinds = re.findall(r'member=FieldChanged\n\s+string "([^"]*)"', open(monitor_path).read())
+        check(kinds.count("input-method") >= 10 and "ibus" not in kinds,
+              "the Wayland windows' fields come from the Shell's input method alone (kinds sent: %s)"
+              % ", ".join("%s %d" % (kind, kinds.count(kind)) for kind in sorted(set(kinds))))
         check_status_icon_and_notifications(shell_env, stand_in, shot, check)
         shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
         check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")

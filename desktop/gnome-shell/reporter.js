@@ -182,7 +182,14 @@ class FieldWatch {
         this._ibusType = [purpose, hints];
         this._changed();
       }),
+      // The Shell's own input method is an IBus client too, and the Shell
+      // hides its context's focus-in only where that is IBus's first
+      // context: while a text input of the Shell's has the focus, a
+      // focus-in is its own, and would outlast that focus by the few
+      // milliseconds IBus takes to hear of its end.
       this._ibus.connect('focus-in', () => {
+        if (this._method.currentFocus)
+          return;
         this._ibusFocus = true;
         this._changed();
       }),

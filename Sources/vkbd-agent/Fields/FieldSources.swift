@@ -34,6 +34,9 @@ final class FieldSources {
   /// The latest secret field a source told of, and which source told it;
   /// nil once that source told of something else, or the window changed.
   private var secret: (report: FieldReport, from: Int)?
+  /// The worse source whose text the field passed on took, and when it
+  /// told it: that report is of the better source's field, and goes with it.
+  private var reader: (index: Int, told: Int)?
   /// The focused window, and whether it is a browser's.
   private var window: Int64?
   private var inBrowser = false
@@ -57,6 +60,11 @@ final class FieldSources {
     told[index] = count
     // What worse sources said is old now; for a role without text, what
     // they said since this source's previous report may be this very field.
+    // A source that leaves its field takes the text read of it along: the
+    // next source's report of the field before is old.
+    if report.role == nil, let reader, reader.index > index, told[reader.index] == reader.told {
+      latest[reader.index] = nil
+    }
     if report.role != nil {
       let keepsRecent = report.before == nil && !report.isSecret && previous != 0
       for worse in latest.indices where worse > index && !(keepsRecent && told[worse] > previous) {
@@ -93,6 +101,7 @@ final class FieldSources {
     guard count > 0 else { return }  // no source told of anything yet
     let chosen = latest.firstIndex { $0?.role != nil }
     var report = chosen.flatMap { latest[$0] } ?? FieldReport(source: sources[0].name)
+    reader = nil
     // A worse source that still counts and says secret wins: a field is a
     // password if anyone says so. A role without text (IBus's) takes the
     // text a worse source read since.
@@ -100,10 +109,12 @@ final class FieldSources {
     {
       report = secret
     } else if let chosen, report.before == nil, !report.isSecret,
-      let reader = latest[(chosen + 1)...].first(where: { $0?.before != nil }) ?? nil, !reader.isSecret
+      let index = latest[(chosen + 1)...].firstIndex(where: { $0?.before != nil }), let read = latest[index],
+      !read.isSecret
     {
-      report.before = reader.before
-      report.isFieldStart = reader.isFieldStart
+      report.before = read.before
+      report.isFieldStart = read.isFieldStart
+      reader = (index, told[index])
     }
     if let secret, !report.isSecret {
       report = secret.report
