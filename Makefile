@@ -134,7 +134,7 @@ hub-test: build-deps
 # IBus under Xvfb.
 desktop-test: build-deps desktop
 	@./scripts/install-packages gnome-shell gnome-shell-extension-appindicator gjs dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5 \
-		ibus ibus-gtk3 xvfb xdotool
+		ibus ibus-gtk3 xvfb xdotool openbox firefox-esr chromium
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
 		/usr/bin/python3 Tests/Desktop/gnome_shell.py .build/debug/vkbd-agent \

@@ -69,10 +69,20 @@ protocol FieldSource: Pollable {
   /// Whether its text role may stand for a password in a browser: it
   /// tells every field of an application that gives no purpose as text.
   var freeFormMayBeSecret: Bool { get }
+  /// Reads the field again and tells it, changed or not: a better source
+  /// tells of a field without its text, which may be the one this source
+  /// read before (Chromium refocuses IBus's context without a word to
+  /// AT-SPI).
+  func reread()
+  /// How many times the focus moved from one object to another, where the
+  /// source tells objects apart (AT-SPI); nil where it cannot.
+  var focusChanges: Int? { get }
 }
 
 extension FieldSource {
   var freeFormMayBeSecret: Bool { false }
+  func reread() {}
+  var focusChanges: Int? { nil }
 }
 
 /// Where the agent learns the desktop's keyboard layout and its group.

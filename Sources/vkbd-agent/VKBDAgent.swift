@@ -119,6 +119,8 @@ struct VKBDAgent: ParsableCommand {
     }
     let fields = FieldSources(
       openFieldSources(environment, focusSource: focusSource, loop: agent.loop, logger: logger))
+    let rereading = RestartingTimer(loop: agent.loop) { [unowned fields] in fields.rereadWorse() }
+    fields.scheduleReread = { rereading.restart(after: FieldSources.rereadDelay) }
     let daemon = DaemonLink(
       path: socket, source: focusSource.name, fields: fields.name, picker: picker?.window, loop: agent.loop,
       logger: logger)

@@ -33,6 +33,9 @@ import Testing
     (Role.editbar, states(editable, singleLine), .entry),
     (Role.text, states(editable), .text),
     (Role.spinButton, states(editable, singleLine), .number),
+    // A web page's contenteditable element, a document in design mode.
+    (Role.section, states(editable, multiLine), .text),
+    (Role.documentWeb, states(editable), .text),
     // A terminal is a field whatever it says of itself.
     (Role.terminal, [], .terminal),
     (Role.terminal, states(editable, multiLine), .terminal),
@@ -47,6 +50,9 @@ import Testing
     (Role.text, states(multiLine)),
     (Role.passwordText, states(singleLine)),
     (Role.spinButton, []),
+    // A web page, and a section of it that is no editable element.
+    (Role.documentWeb, states(multiLine)),
+    (Role.section, []),
     (UInt32(43), states(editable)),  // PUSH_BUTTON
     (UInt32(23), []),  // FRAME
     (Role.text, [UInt32]()),  // no state words at all

@@ -215,6 +215,8 @@ extension ShellBridgeTests {
       PRIORITY_DEFAULT: 0, SOURCE_REMOVE: false,
       idle_add: (priority, callback) => idles.push(callback), source_remove: () => {},
     };
+    const Meta = {WindowClientType: {WAYLAND: 0, X11: 1}};
+    const windowOf = type => ({get_client_type: () => type});
     const Clutter = {
       InputContentPurpose: {NORMAL: 0, ALPHA: 1, DIGITS: 2, NUMBER: 3, PHONE: 4, URL: 5, EMAIL: 6, NAME: 7,
         PASSWORD: 8, DATE: 9, TIME: 10, DATETIME: 11, TERMINAL: 12},
@@ -326,7 +328,21 @@ extension ShellBridgeTests {
       set(0, 0, 'x'.repeat(300), 300);
       inputMethod._currentFocus = null;
       runIdles();
+      // An Xwayland window's password field: IBus's.
+      global.display.focus_window = windowOf(Meta.WindowClientType.X11);
       ibus.emit('set-content-type', 8, 0);
+      ibus.emit('focus-in');
+      runIdles();
+      ibus.emit('focus-out');
+      runIdles();
+      // The Shell's own IBus context, as a Wayland window's field comes and
+      // goes: its focus-in while the Shell's text input has the focus, or
+      // its focus-out late, is no field of IBus's.
+      global.display.focus_window = windowOf(Meta.WindowClientType.WAYLAND);
+      inputMethod._currentFocus = {};
+      ibus.emit('focus-in');
+      inputMethod._currentFocus = null;
+      runIdles();
       ibus.emit('focus-in');
       runIdles();
       ibus.emit('focus-out');

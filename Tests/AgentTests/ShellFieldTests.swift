@@ -87,6 +87,9 @@ import Testing
       self.freeFormMayBeSecret = freeFormMayBeSecret
     }
     func readable() {}
+    var rereads = 0
+    func reread() { rereads += 1 }
+    var focusChanges: Int?
   }
 
   @Test func theFirstSourceWithAFieldWins() {
@@ -212,6 +215,54 @@ import Testing
     let reports = passed()
     #expect(reports[left...].allSatisfy { $0.before == nil })
     #expect(reports[left...] == [FieldReport(source: "ibus"), FieldReport(source: "at-spi", role: .password)])
+  }
+
+  /// Chromium refocuses IBus's context on the field it focused, without a
+  /// word to AT-SPI: the text read went with the field left, and AT-SPI is
+  /// asked again once it has had the time to hear of any focus change.
+  @Test func aFieldRefocusedIsReadAgain() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    var scheduled = 0
+    sources.scheduleReread = { scheduled += 1 }
+    accessibility.focusChanges = 1  // the same object all along: the answer to the reread counts
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(scheduled == 1)
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "query"))
+    sources.rereadWorse()
+    #expect(accessibility.rereads == 0)  // AT-SPI told of the field meanwhile
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(scheduled == 2 && passed().last == FieldReport(source: "ibus", role: .text))
+    sources.rereadWorse()
+    #expect(accessibility.rereads == 1)
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "query"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "query"))
+    // IBus moved on before the time was up: no one reads again.
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    ibus.onField(FieldReport(source: "ibus"))
+    sources.rereadWorse()
+    #expect(accessibility.rereads == 1)
+  }
+
+  /// Firefox on X11: as the focus moves on, AT-SPI tells late of the
+  /// field left (its caret moved) before it hears of the focus change.
+  @Test func aLateWordOfTheFieldLeftIsNotTakenForTheNext() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.focusChanges = 1
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "0123"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "0123"))
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .text))
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "01234"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text))
+    accessibility.focusChanges = 2
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "query"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "query"))
   }
 
   @Test func anotherWindowEndsASecret() {

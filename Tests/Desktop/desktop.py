@@ -4,6 +4,7 @@ say of it; how a test drives such a window, hears the agent's reports
 (as the daemon, or from --print) and finds a session's bus; its checks."""
 
 import json
+import os
 import queue
 import socket
 import subprocess
@@ -38,6 +39,130 @@ def matching(message, roles, before):
 def describe(field, roles, before):
     """A check's words for a field reported as one of `roles` with `before`."""
     return "the %s is reported as %s%s" % (field, " or ".join(map(str, roles)), ", with its text" if before else "")
+
+
+# The fields of browser_fields.html, in the order the page focuses them,
+# naming each in its title first: the roles a report may give each (a
+# browser that tells IBus no purpose makes every field text) and the text
+# before the caret it must end with (the page puts the caret at the end;
+# an email or number field has no caret to place: at its start).
+BROWSER_PAGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "browser_fields.html")
+BROWSER_FIELDS = [
+    ("text", ("text", "entry"), "Grüße 😀. Thanks"), ("password", ("password",), None),
+    ("email", ("email", "text", "entry"), ""), ("url", ("url", "text", "entry"), "https://example.org"),
+    ("number", ("number", "text", "entry"), ""), ("tel", ("number", "text", "entry"), "0123"),
+    ("search", ("text", "entry"), "query"), ("textarea", ("text", "entry"), "First line.\nSecond. And"),
+    ("editable", ("text", "entry"), "Editable. Text"), ("username", ("text", "entry"), "ada"),
+    ("button", (None,), None),
+]
+SECRET_ROLES = ("password", "pin")
+
+
+def browsers(work, display):
+    """The browsers' names and command lines showing the page, each with a
+    profile of its own under `work`, on `display` ("x11" or "wayland";
+    Chromium's input method on Wayland is a flag), and the environment
+    they add. The page gives each field 900 ms."""
+    page = "file://%s?step=900" % BROWSER_PAGE
+    chromium = ["chromium", "--no-sandbox", "--no-first-run", "--password-store=basic", "--disable-gpu",
+                "--user-data-dir=" + os.path.join(work, "chromium"), "--ozone-platform=" + display,
+                "--force-renderer-accessibility", "--app=" + page]
+    if display == "wayland":
+        chromium[-1:-1] = ["--enable-wayland-ime", "--wayland-text-input-version=3"]
+    firefox = ["firefox-esr", "--no-remote", "--new-instance", "--profile", os.path.join(work, "firefox"), page]
+    os.makedirs(os.path.join(work, "firefox"), exist_ok=True)
+    extra = dict(MOZ_ENABLE_WAYLAND="1") if display == "wayland" else {}
+    return [("Firefox", firefox, extra), ("Chromium", chromium, extra)]
+
+
+def check_browsers(where, work, display, env, reports, log, check, give_focus=lambda: None):
+    """Firefox and Chromium on the page, one after the other, with `env`
+    (see browsers()): each field must be reported as check_browser says.
+    `give_focus` is called each second until the browser's window has the
+    focus (mutter gives a new window none without a click)."""
+    for name, argv, extra in browsers(work, display):
+        browser = subprocess.Popen(argv, env=dict(env, **extra), stdout=log, stderr=log)
+        try:
+            deadline = time.time() + 60
+            while True:
+                message = reports.next(1, lambda message: message.get("type") == "focus")
+                if message is not None and "vkbd browser fields" in (message.get("title") or ""):
+                    break
+                assert time.time() < deadline, "%s %s: its window did not get the focus" % (name, where)
+                give_focus()
+            check_browser("%s %s" % (name, where), reports, check)
+        except AssertionError as error:
+            check(False, str(error))
+        finally:
+            browser.terminate()
+            browser.wait(timeout=30)
+
+
+def browser_fields(reports, timeout):
+    """The field reports of each field of the page, by the window's title
+    as the agent reports it ("vkbd field NAME", Firefox's with its own name
+    after), until the page says it is done: {field: (reports in its time,
+    the field as it stood at the end)}; None when the page did not finish."""
+    fields, current, standing = {}, None, None
+    deadline = time.time() + timeout
+    while True:
+        message = reports.next(deadline - time.time())
+        if message is None:
+            return None
+        if message.get("type") == "focus":
+            title = message.get("title") or ""
+            if title.startswith("vkbd field "):
+                if current is not None:
+                    fields[current] = (fields[current][0], standing)
+                current = title[len("vkbd field "):].split(" ")[0]
+                if current == "done":
+                    return fields
+                fields[current] = ([], None)
+        elif message.get("type") == "field":
+            standing = message
+            if current is not None:
+                fields[current][0].append(message)
+
+
+def check_browser(name, reports, check, timeout=90):
+    """Checks the reports while a browser shows browser_fields.html: each
+    field ends reported with one of its roles and its text; a secret one
+    never with text nor as anything but secret (or no field), not even
+    for a moment; no other one with a role or a text not its own (a
+    secret's, or a maybe-secret, is the safe side and may pass)."""
+    fields = browser_fields(reports, timeout)
+    if fields is None:
+        check(False, "%s: the page did not give each field the focus in time" % name)
+        return
+    for field, roles, before in BROWSER_FIELDS:
+        seen, standing = fields.get(field, ([], None))
+        summary = [(m.get("source"), m.get("role"), m.get("before"), m.get("maybe-secret", False)) for m in seen]
+        def text(message):
+            # Firefox gives AT-SPI a zero-width no-break space after a character beyond 16 bits.
+            return None if message.get("before") is None else message["before"].replace("\ufeff", "")
+        def own(message):
+            reported = text(message)
+            return reported is None or (before is not None and before.endswith(reported))
+        def ends_right():
+            if standing is None or standing.get("role") not in roles or standing.get("maybe-secret", False):
+                return False
+            reported = text(standing)
+            if before is None:
+                return reported is None
+            if before == "":
+                return reported in ("", None)
+            return bool(reported) and before.endswith(reported)
+        ends = ends_right()
+        check(ends, "%s: the %s ends reported as %s%s (reports: %r; at the end %r)" % (
+            name, field, " or ".join(map(str, roles)), ", with its text" if before else "", summary, standing))
+        if roles[0] in SECRET_ROLES:
+            safe = all(m.get("before") is None and (m.get("role") in SECRET_ROLES + (None,) or m.get("maybe-secret"))
+                       for m in seen)
+            check(safe, "%s: the %s is never reported as anything but secret, never with text" % (name, field))
+        else:
+            safe = all(own(m) and (m.get("role") in roles + SECRET_ROLES + (None,) or m.get("maybe-secret"))
+                       for m in seen)
+            check(safe, "%s: the %s is never reported with another field's role or text" % (name, field))
 
 
 def session_bus_of(pid):

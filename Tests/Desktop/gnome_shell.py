@@ -14,7 +14,9 @@ owner of org.gnome.Screenshot), which stays in .cache/desktop/.
 The focused field (issue 28): a GTK 4 and a GTK 3 window (fields_app.py)
 give the focus to an entry, a password entry, a PIN entry, a text view and
 a button in turn; the field reports that reach the stand-in must say the
-role and the text before the cursor that each really has.
+role and the text before the cursor that each really has, and the
+extension never sends IBus's kind for them. Then Firefox and Chromium,
+Wayland clients, show browser_fields.html (desktop.check_browsers).
 
     gnome_shell.py VKBD_AGENT EXTENSION_DIR
 
@@ -30,7 +32,7 @@ import tempfile
 import time
 import zlib
 
-from desktop import FIELDS, Checks, FieldsWindow, StandIn, describe, matching, session_bus_of
+from desktop import FIELDS, Checks, FieldsWindow, StandIn, check_browsers, describe, matching, session_bus_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -335,6 +337,13 @@ def main():
         check(kinds.count("input-method") >= 10 and "ibus" not in kinds,
               "the Wayland windows' fields come from the Shell's input method alone (kinds sent: %s)"
               % ", ".join("%s %d" % (kind, kinds.count(kind)) for kind in sorted(set(kinds))))
+        def click():
+            # In the middle of the screen, where the page has no field.
+            remote.stdin.write("button 272\n")
+            remote.stdin.flush()
+            remote.stdout.readline()
+
+        check_browsers("on GNOME Shell", work, "wayland", shell_env, stand_in, log, check, click)
         check_status_icon_and_notifications(shell_env, stand_in, shot, check)
         shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
         check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")

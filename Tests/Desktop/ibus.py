@@ -10,7 +10,9 @@ methods off in hidden entries: AT-SPI tells those). A Qt 5 window
 (qt_fields_app.py, Qt's IBus module) then has its entry known as text and
 its password field as a password (AT-SPI's, which wins over IBus's free
 form). Then ibus-daemon exits (AT-SPI's field then) and starts again: the
-agent follows it again.
+agent follows it again. Last, under openbox, Firefox and Chromium show
+browser_fields.html, which gives its fields the focus in turn
+(desktop.check_browser says what each must be reported as).
 
     ibus.py VKBD_AGENT
 
@@ -24,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from desktop import TEXTS, Checks, FieldsWindow, Reports, describe, session_bus_of
+from desktop import TEXTS, Checks, FieldsWindow, Reports, check_browsers, describe, session_bus_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -124,6 +126,16 @@ def main():
                      QT_FIELDS[:1])
             if qt is not None:
                 qt.close()
+        # The browsers, under a window manager (the agent follows the active
+        # window), with their accessibility on: Firefox and Chromium
+        # register on the accessibility bus only when asked to.
+        window_manager = subprocess.Popen(["openbox", "--sm-disable"], env=env, stdout=log, stderr=log)
+        try:
+            check_browsers("on X11 with IBus", work, "x11", dict(env, GNOME_ACCESSIBILITY="1",
+                           ACCESSIBILITY_ENABLED="1"), reports, log, check)
+        finally:
+            window_manager.terminate()
+            window_manager.wait(timeout=30)
         agent_text = open(os.path.join(OUTPUT, "ibus-agent.log")).read()
         check("following IBus's bus again" in agent_text, "the agent follows a restarted ibus-daemon")
         check.no_field_text(os.path.join(OUTPUT, "ibus-agent.log"))

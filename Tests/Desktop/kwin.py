@@ -13,7 +13,8 @@ reports that reach the stand-in from KWin's input method must say the
 role and the text before the cursor that each really has. Then the agent's input
 method is killed (KWin starts it again: it must not take the focused
 password field for another) and the agent restarted (it is told the
-field again).
+field again). Before that, Firefox and Chromium, Wayland clients, show
+browser_fields.html (desktop.check_browsers).
 
     kwin.py VKBD_AGENT
 
@@ -27,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from desktop import FIELDS, TEXTS, Checks, FieldsWindow, StandIn, describe, session_bus_of
+from desktop import FIELDS, TEXTS, Checks, FieldsWindow, StandIn, check_browsers, describe, session_bus_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -137,6 +138,7 @@ def main():
         check(hello.get("fields") == "kwin+at-spi", "the agent names its field sources: %r" % hello.get("fields"))
         for name, argv, extra_env in APPS:
             check_fields(name, argv, extra_env, kwin_env, stand_in, check)
+        check_browsers("on KWin", work, "wayland", kwin_env, stand_in, log, check)
 
         # KWin starts a crashed (killed) input method again; the new one tells
         # nothing of a field it has not seen, then the fields as before.

@@ -255,7 +255,9 @@ class FieldWatch {
         const whole = characters.length <= FIELD_TEXT && bytes.length < CLIPPED_TEXT;
         field = ['input-method', purpose, hints, true, characters.slice(-FIELD_TEXT).join(''), whole];
       }
-    } else if (this._ibusFocus) {
+    } else if (this._ibusFocus && global.display.focus_window?.get_client_type() === Meta.WindowClientType.X11) {
+      // IBus's clients are X11 ones (Xwayland's): IBus's focus while a
+      // Wayland window has the focus is the Shell's own, on its way out.
       field = ['ibus', this._ibusType[0], this._ibusType[1], false, '', false];
     }
     const key = JSON.stringify(field);

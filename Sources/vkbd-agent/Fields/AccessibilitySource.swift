@@ -36,7 +36,9 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     static let paragraph: UInt32 = 73
     static let editbar: UInt32 = 77
     static let entry: UInt32 = 79
+    static let section: UInt32 = 85
     static let documentText: UInt32 = 94
+    static let documentWeb: UInt32 = 95
   }
 
   /// The AT-SPI state bits (atspi-constants.h) the agent reads: bit n is in
@@ -64,6 +66,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   private var focused: AccessibleObject?
   /// Its role, once asked (`.some(nil)`: no text field).
   private var focusedRole: FieldRole??
+  private(set) var focusChanges: Int? = 0
   /// A signal came that may change the report: read it once the signals
   /// that sd-bus holds are handled.
   private var isStale = false
@@ -159,6 +162,14 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     report(FieldReport(source: name))
   }
 
+  /// Reads the focused object's field once the signals sd-bus holds are
+  /// handled (a focus change among them comes first), and tells it even
+  /// if it is the last one told.
+  func reread() {
+    isStale = true
+    lastReport = nil
+  }
+
   /// Passes a report on if it differs from the last; nil keeps the last.
   private func report(_ field: FieldReport?) {
     guard let field, field != lastReport else { return }
@@ -188,11 +199,13 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     case ("StateChanged", "focused") where detail != 0:
       guard object != focused else { return }  // GTK 3 says it twice
       focused = object
+      focusChanges? += 1
       focusedRole = nil  // asked once the signals are handled: no calls in a handler
       isStale = true
     case ("StateChanged", "focused"), ("StateChanged", "defunct"):
       guard object == focused else { return }
       focused = nil
+      focusChanges? += 1
       focusedRole = nil
       isStale = true
     case ("TextCaretMoved", _), ("TextChanged", _):
@@ -250,7 +263,9 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   /// What an object with this AT-SPI role and these state words is for, or
   /// nil when it is no text field: the text roles must be editable (a
   /// label's text is not the user's), single-line ones are entries, others
-  /// text; terminals are fields whatever their state.
+  /// text; terminals are fields whatever their state. A web page's editable
+  /// element (`contenteditable`, a document in design mode) is a section
+  /// or a document to Chromium and Firefox: editable, it is text.
   static func fieldRole(role: UInt32, states: [UInt32]) -> FieldRole? {
     func has(_ bit: Int) -> Bool {
       let word = bit >> 5
@@ -261,7 +276,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     switch role {
     case Role.passwordText: return .password
     case Role.spinButton: return .number
-    case Role.text, Role.entry, Role.paragraph, Role.documentText, Role.editbar:
+    case Role.text, Role.entry, Role.paragraph, Role.documentText, Role.editbar, Role.section, Role.documentWeb:
       return has(State.singleLine) ? .entry : .text
     default: return nil
     }

@@ -37,6 +37,24 @@ final class FieldSources {
   /// The worse source whose text the field passed on took, and when it
   /// told it: that report is of the better source's field, and goes with it.
   private var reader: (index: Int, told: Int)?
+  /// The source whose field without text the worse ones are to read
+  /// again, and when it told of it.
+  private var rereading: (index: Int, told: Int)?
+  /// Each source's ``FieldSource/focusChanges`` when it told its latest
+  /// report; all sources' when each told its report before its latest
+  /// field (after a report of no field); and whether each source's latest
+  /// report answers a request to read again.
+  private var focusWhenTold: [Int?]
+  private var focusBeforeField: [[Int?]]
+  private var lastSeen: [[Int?]]
+  private var answersReread: [Bool]
+  private var askedToReread: [Bool]
+  /// Asks for ``rereadWorse()`` ``rereadDelay`` from now, in place of a
+  /// time asked before (the agent's loop's timer).
+  var scheduleReread: () -> Void = {}
+  /// In microseconds: AT-SPI hears of a focus change up to 300 ms after IBus.
+  static let rereadDelay: Int64 = 400_000
+
   /// The focused window, and whether it is a browser's.
   private var window: Int64?
   private var inBrowser = false
@@ -45,6 +63,11 @@ final class FieldSources {
     self.sources = sources
     latest = Array(repeating: nil, count: sources.count)
     told = Array(repeating: 0, count: sources.count)
+    focusWhenTold = Array(repeating: nil, count: sources.count)
+    lastSeen = Array(repeating: Array(repeating: nil, count: sources.count), count: sources.count)
+    focusBeforeField = lastSeen
+    answersReread = Array(repeating: false, count: sources.count)
+    askedToReread = answersReread
     for (index, source) in sources.enumerated() {
       source.onField = { [unowned self] report in take(report, from: index) }
     }
@@ -56,6 +79,12 @@ final class FieldSources {
   func take(_ report: FieldReport, from index: Int) {
     count += 1
     let previous = told[index]
+    let seen = sources.map(\.focusChanges)
+    if report.role != nil && latest[index]?.role == nil { focusBeforeField[index] = lastSeen[index] }
+    lastSeen[index] = seen
+    focusWhenTold[index] = seen[index]
+    answersReread[index] = askedToReread[index]
+    askedToReread[index] = false
     latest[index] = report
     told[index] = count
     // What worse sources said is old now; for a role without text, what
@@ -71,12 +100,44 @@ final class FieldSources {
         latest[worse] = nil
       }
     }
+    // A field without its text that no worse source has a report of (it
+    // went with the field left, or was never read): they read it again
+    // if they still say nothing once they have had the time to hear of a
+    // focus change (read at once, the field read would be the one left).
+    if report.role != nil && report.before == nil && !report.isSecret
+      && latest.indices.contains(where: { $0 > index && latest[$0] == nil })
+    {
+      rereading = (index, count)
+      scheduleReread()
+    }
     if report.isSecret {
       secret = (report, index)
     } else if secret?.from == index {
       secret = nil
     }
     pass()
+  }
+
+  /// The worse sources that still say nothing read the field again, if
+  /// the source that told of it without its text told nothing since.
+  func rereadWorse() {
+    guard let (index, when) = rereading, told[index] == when else { return }
+    rereading = nil
+    for worse in latest.indices where worse > index && latest[worse] == nil {
+      askedToReread[worse] = true
+      sources[worse].reread()
+    }
+  }
+
+  /// Whether the latest report of `worse` may be of the field `better`
+  /// tells of without its text: it came of a focus change `worse` heard of
+  /// after `better` was last out of a field (a late word of the field
+  /// before is not), or answers a request to read again.
+  private func reads(_ worse: Int, fieldOf better: Int) -> Bool {
+    guard !answersReread[worse], let now = focusWhenTold[worse], let before = focusBeforeField[better][worse] else {
+      return true
+    }
+    return now > before
   }
 
   /// Takes the window that has the focus: another window ends a secret,
@@ -109,8 +170,8 @@ final class FieldSources {
     {
       report = secret
     } else if let chosen, report.before == nil, !report.isSecret,
-      let index = latest[(chosen + 1)...].firstIndex(where: { $0?.before != nil }), let read = latest[index],
-      !read.isSecret
+      let index = latest.indices.first(where: { $0 > chosen && latest[$0]?.before != nil }),
+      let read = latest[index], !read.isSecret, reads(index, fieldOf: chosen)
     {
       report.before = read.before
       report.isFieldStart = read.isFieldStart
