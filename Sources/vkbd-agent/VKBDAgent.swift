@@ -68,6 +68,15 @@ struct VKBDAgent: ParsableCommand {
   @Flag(name: .long, help: "Serve as KWin's input method: KWin runs the agent so once --setup-kwin has set it up.")
   var kwinInputMethod = false
 
+  @Flag(
+    name: .long,
+    help: ArgumentHelp(
+      "Never switch the session's assistive technologies on.",
+      discussion:
+        "On X11 the agent switches them on (org.a11y.Status) the first time a web browser has the focus, where they are off: Firefox's fields can be read nowhere else."
+    ))
+  var leaveAccessibility = false
+
   @OptionGroup var log: LogOptions
 
   func run() throws {
@@ -131,9 +140,22 @@ struct VKBDAgent: ParsableCommand {
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
     // The window first, then what it changes of the field.
+    var asksForAccessibility =
+      !leaveAccessibility && environment.x11 && !environment.wayland
+      && fields.sources.contains { $0 is AccessibilitySource }
     let settler = FocusSettler(loop: agent.loop) { [print] focus in
       print ? printed(focus) : daemon.report(focus)
       fields.focusMoved(to: focus)
+      if asksForAccessibility && FieldSources.isBrowser(focus) {
+        asksForAccessibility = false
+        switch AccessibilitySwitch.switchOn() {
+        case true?:
+          logger.notice(
+            "switched the session's assistive technologies on, for the browser's fields (--leave-accessibility: never)")
+        case false?: logger.debug("the session's assistive technologies are on")
+        case nil: logger.notice("the session has no switch for assistive technologies (org.a11y.Status)")
+        }
+      }
     }
     focusSource.onFocus = { settler.take($0) }
     fields.onField = { [print] field in print ? printed(field) : daemon.report(field) }

@@ -265,6 +265,25 @@ import Testing
     #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "query"))
   }
 
+  /// Firefox on X11: AT-SPI may hear of the next field before IBus leaves
+  /// the one before; that field's role is not given the next one's text.
+  @Test func aSourceAheadTellsTheFieldAlone() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .email))
+    accessibility.focusChanges = 1
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "ada@"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .email, before: "ada@"))
+    accessibility.focusChanges = 2
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "https://"))
+    #expect(passed().last == FieldReport(source: "at-spi", role: .entry, before: "https://"))
+    ibus.onField(FieldReport(source: "ibus"))
+    ibus.onField(FieldReport(source: "ibus", role: .url))
+    #expect(passed().last == FieldReport(source: "ibus", role: .url, before: "https://"))
+    #expect(!passed().contains { $0.role == .email && $0.before == "https://" })
+  }
+
   @Test func anotherWindowEndsASecret() {
     let (ibus, accessibility, sources, passed) = Self.sources()
     sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))

@@ -158,11 +158,13 @@ def check_browser(name, reports, check, timeout=90):
         if roles[0] in SECRET_ROLES:
             safe = all(m.get("before") is None and (m.get("role") in SECRET_ROLES + (None,) or m.get("maybe-secret"))
                        for m in seen)
-            check(safe, "%s: the %s is never reported as anything but secret, never with text" % (name, field))
+            check(safe, "%s: the %s is never reported as anything but secret, never with text%s" % (
+                name, field, "" if safe else " (reports: %r)" % summary))
         else:
             safe = all(own(m) and (m.get("role") in roles + SECRET_ROLES + (None,) or m.get("maybe-secret"))
                        for m in seen)
-            check(safe, "%s: the %s is never reported with another field's role or text" % (name, field))
+            check(safe, "%s: the %s is never reported with another field's role or text%s" % (
+                name, field, "" if safe else " (reports: %r)" % summary))
 
 
 def session_bus_of(pid):

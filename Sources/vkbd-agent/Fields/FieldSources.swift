@@ -41,12 +41,15 @@ final class FieldSources {
   /// again, and when it told of it.
   private var rereading: (index: Int, told: Int)?
   /// Each source's ``FieldSource/focusChanges`` when it told its latest
-  /// report; all sources' when each told its report before its latest
-  /// field (after a report of no field); and whether each source's latest
-  /// report answers a request to read again.
+  /// report; all sources' when each told its latest report; for each
+  /// source's field, the worse sources' focus change whose text it took,
+  /// and the one before its field began (the one whose text its field
+  /// before took, else where they were as it entered it); and whether each
+  /// source's latest report answers a request to read again.
   private var focusWhenTold: [Int?]
-  private var focusBeforeField: [[Int?]]
   private var lastSeen: [[Int?]]
+  private var matchedFocus: [[Int?]]
+  private var focusBeforeField: [[Int?]]
   private var answersReread: [Bool]
   private var askedToReread: [Bool]
   /// Asks for ``rereadWorse()`` ``rereadDelay`` from now, in place of a
@@ -65,6 +68,7 @@ final class FieldSources {
     told = Array(repeating: 0, count: sources.count)
     focusWhenTold = Array(repeating: nil, count: sources.count)
     lastSeen = Array(repeating: Array(repeating: nil, count: sources.count), count: sources.count)
+    matchedFocus = lastSeen
     focusBeforeField = lastSeen
     answersReread = Array(repeating: false, count: sources.count)
     askedToReread = answersReread
@@ -80,7 +84,10 @@ final class FieldSources {
     count += 1
     let previous = told[index]
     let seen = sources.map(\.focusChanges)
-    if report.role != nil && latest[index]?.role == nil { focusBeforeField[index] = lastSeen[index] }
+    if report.role != nil && latest[index]?.role == nil {
+      focusBeforeField[index] = zip(matchedFocus[index], lastSeen[index]).map { $0 ?? $1 }
+      matchedFocus[index] = Array(repeating: nil, count: sources.count)
+    }
     lastSeen[index] = seen
     focusWhenTold[index] = seen[index]
     answersReread[index] = askedToReread[index]
@@ -96,7 +103,8 @@ final class FieldSources {
     }
     if report.role != nil {
       let keepsRecent = report.before == nil && !report.isSecret && previous != 0
-      for worse in latest.indices where worse > index && !(keepsRecent && told[worse] > previous) {
+      for worse in latest.indices
+      where worse > index && !(keepsRecent && (movedOn(worse, sinceFieldBefore: index) ?? (told[worse] > previous))) {
         latest[worse] = nil
       }
     }
@@ -131,13 +139,27 @@ final class FieldSources {
 
   /// Whether the latest report of `worse` may be of the field `better`
   /// tells of without its text: it came of a focus change `worse` heard of
-  /// after `better` was last out of a field (a late word of the field
-  /// before is not), or answers a request to read again.
+  /// after the one of `better`'s field before (a late word of that field
+  /// is not), or answers a request to read again.
   private func reads(_ worse: Int, fieldOf better: Int) -> Bool {
-    guard !answersReread[worse], let now = focusWhenTold[worse], let before = focusBeforeField[better][worse] else {
-      return true
-    }
+    answersReread[worse] || movedOn(worse, sinceFieldBefore: better) ?? true
+  }
+
+  /// Whether `worse` told its latest report of a focus change after the
+  /// one of `better`'s field before; nil where either cannot tell.
+  private func movedOn(_ worse: Int, sinceFieldBefore better: Int) -> Bool? {
+    guard let now = focusWhenTold[worse], let before = focusBeforeField[better][worse] else { return nil }
     return now > before
+  }
+
+  /// Whether `worse` tells of a field it moved to after the one whose text
+  /// `better`'s field took: `better` has not heard of the move yet (AT-SPI
+  /// may hear of a focus change before IBus).
+  private func isAhead(_ worse: Int, of better: Int) -> Bool {
+    guard latest[worse]?.role != nil, !answersReread[worse], let now = focusWhenTold[worse],
+      let matched = matchedFocus[better][worse]
+    else { return false }
+    return now > matched
   }
 
   /// Takes the window that has the focus: another window ends a secret,
@@ -145,8 +167,13 @@ final class FieldSources {
   func focusMoved(to focus: FocusReport) {
     if focus.window != window { secret = nil }
     window = focus.window
-    inBrowser = [focus.app, focus.instance ?? ""].contains { Self.browsers.contains($0.lowercased()) }
+    inBrowser = Self.isBrowser(focus)
     pass()
+  }
+
+  /// Whether `focus` is a web browser's window.
+  static func isBrowser(_ focus: FocusReport) -> Bool {
+    [focus.app, focus.instance ?? ""].contains { browsers.contains($0.lowercased()) }
   }
 
   /// The web browsers, by their Wayland app ids and X11 WM_CLASS fields,
@@ -160,7 +187,10 @@ final class FieldSources {
   /// Passes on the field the sources' reports make, when it changed.
   private func pass() {
     guard count > 0 else { return }  // no source told of anything yet
-    let chosen = latest.firstIndex { $0?.role != nil }
+    var chosen = latest.firstIndex { $0?.role != nil }
+    if let better = chosen, let ahead = latest.indices.first(where: { $0 > better && isAhead($0, of: better) }) {
+      chosen = ahead
+    }
     var report = chosen.flatMap { latest[$0] } ?? FieldReport(source: sources[0].name)
     reader = nil
     // A worse source that still counts and says secret wins: a field is a
@@ -176,6 +206,7 @@ final class FieldSources {
       report.before = read.before
       report.isFieldStart = read.isFieldStart
       reader = (index, told[index])
+      matchedFocus[chosen][index] = focusWhenTold[index]
     }
     if let secret, !report.isSecret {
       report = secret.report
