@@ -7,8 +7,15 @@ import AgentProtocol
 /// A better source that finds a field makes what the others said before
 /// it old: they count again from their next report. Where the better one
 /// tells the role only (IBus on X11), the text comes from the next one that
-/// read it since the better one's previous report (the accessibility bus,
-/// which hears of the same focus change at about the same time).
+/// read it (the accessibility bus, which hears of the same focus change at
+/// about the same time, before or after): a report of a focus change it
+/// heard after the one whose text the better one's field before took (a
+/// late word of that field is not), or, where a source counts no focus
+/// changes, one told since the better one's previous report. A worse
+/// source that hears of the next field before the better one leaves its
+/// own tells that field alone. A field the better one left takes its text
+/// along; one it enters again (Chromium refocuses IBus's context twice a
+/// field) is read again once a focus change would have been heard of.
 ///
 /// A secret is a secret from every source: a field that any source called
 /// a password stays one until that source tells of something else or
