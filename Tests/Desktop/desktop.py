@@ -62,8 +62,9 @@ def browsers(work, display):
     """The browsers' names and command lines showing the page, each with a
     profile of its own under `work`, on `display` ("x11" or "wayland";
     Chromium's input method on Wayland is a flag), and the environment
-    they add. The page gives each field 900 ms."""
-    page = "file://%s?step=900" % BROWSER_PAGE
+    they add. The page names each field a third of a step before it gives
+    it the focus, for a step of 700 ms."""
+    page = "file://%s?step=700" % BROWSER_PAGE
     chromium = ["chromium", "--no-sandbox", "--no-first-run", "--password-store=basic", "--disable-gpu",
                 "--user-data-dir=" + os.path.join(work, "chromium"), "--ozone-platform=" + display,
                 "--force-renderer-accessibility", "--app=" + page]
