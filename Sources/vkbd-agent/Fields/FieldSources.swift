@@ -102,9 +102,10 @@ final class FieldSources {
     latest[index] = report
     told[index] = count
     // What worse sources said is old now; for a role without text, what
-    // they said since this source's previous report may be this very field.
-    // A source that leaves its field takes the text read of it along: the
-    // next source's report of the field before is old.
+    // they said of a focus change after the one of this source's field
+    // before (counting none: since its previous report) may be this very
+    // field. A source that leaves its field takes the text read of it
+    // along: the next source's report of the field before is old.
     if report.role == nil, let reader, reader.index > index, told[reader.index] == reader.told {
       latest[reader.index] = nil
     }
