@@ -47,13 +47,12 @@ final class FieldSources {
   /// The source whose field without text the worse ones are to read
   /// again, and when it told of it.
   private var rereading: (index: Int, told: Int)?
-  /// Each source's ``FieldSource/focusChanges`` when it told its latest
-  /// report; all sources' when each told its latest report; for each
-  /// source's field, the worse sources' focus change whose text it took,
+  /// All sources' ``FieldSource/focusChanges`` when each told its latest
+  /// report (its own: ``focusWhenTold(_:)``); for each source's field, the
+  /// worse sources' focus change whose text it took,
   /// and the one before its field began (the one whose text its field
   /// before took, else where they were as it entered it); and whether each
   /// source's latest report answers a request to read again.
-  private var focusWhenTold: [Int?]
   private var lastSeen: [[Int?]]
   private var matchedFocus: [[Int?]]
   private var focusBeforeField: [[Int?]]
@@ -73,7 +72,6 @@ final class FieldSources {
     self.sources = sources
     latest = Array(repeating: nil, count: sources.count)
     told = Array(repeating: 0, count: sources.count)
-    focusWhenTold = Array(repeating: nil, count: sources.count)
     lastSeen = Array(repeating: Array(repeating: nil, count: sources.count), count: sources.count)
     matchedFocus = lastSeen
     focusBeforeField = lastSeen
@@ -96,7 +94,6 @@ final class FieldSources {
       matchedFocus[index] = Array(repeating: nil, count: sources.count)
     }
     lastSeen[index] = seen
-    focusWhenTold[index] = seen[index]
     answersReread[index] = askedToReread[index]
     askedToReread[index] = false
     latest[index] = report
@@ -153,10 +150,13 @@ final class FieldSources {
     answersReread[worse] || movedOn(worse, sinceFieldBefore: better) ?? true
   }
 
+  /// The focus changes `source` had counted when it told its latest report.
+  private func focusWhenTold(_ source: Int) -> Int? { lastSeen[source][source] }
+
   /// Whether `worse` told its latest report of a focus change after the
   /// one of `better`'s field before; nil where either cannot tell.
   private func movedOn(_ worse: Int, sinceFieldBefore better: Int) -> Bool? {
-    guard let now = focusWhenTold[worse], let before = focusBeforeField[better][worse] else { return nil }
+    guard let now = focusWhenTold(worse), let before = focusBeforeField[better][worse] else { return nil }
     return now > before
   }
 
@@ -164,7 +164,7 @@ final class FieldSources {
   /// `better`'s field took: `better` has not heard of the move yet (AT-SPI
   /// may hear of a focus change before IBus).
   private func isAhead(_ worse: Int, of better: Int) -> Bool {
-    guard latest[worse]?.role != nil, !answersReread[worse], let now = focusWhenTold[worse],
+    guard latest[worse]?.role != nil, !answersReread[worse], let now = focusWhenTold(worse),
       let matched = matchedFocus[better][worse]
     else { return false }
     return now > matched
@@ -214,7 +214,7 @@ final class FieldSources {
       report.before = read.before
       report.isFieldStart = read.isFieldStart
       reader = (index, told[index])
-      matchedFocus[chosen][index] = focusWhenTold[index]
+      matchedFocus[chosen][index] = focusWhenTold(index)
     }
     if let secret, !report.isSecret {
       report = secret.report
