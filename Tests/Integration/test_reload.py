@@ -49,6 +49,7 @@ def hub_config():
 
 
 def start_source(count):
+    vmlib.read_ahead(os.environ["VKBD_BIN"], tool("source"), tool("probe"))
     source = subprocess.Popen([tool("source"), SOURCE, str(count), str(INTERVAL_US)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     while "source: ready" not in source.stderr.readline():
@@ -139,8 +140,8 @@ def test_ten_reloads_of_hub_packages_under_a_key_stream_lose_and_delay_nothing()
     try:
         daemon.wait_ready(timeout=180)
         wait_grabbed(daemon, SOURCE)
-        assert "37178" in subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True,
-                                         text=True).stdout.replace(",", "")
+        status = subprocess.run([os.environ["VKBD_BIN"], "status"], capture_output=True, text=True)
+        assert "37178" in status.stdout.replace(",", ""), "vkbd status: %s%s" % (status.stdout, status.stderr)
         started_rss = vmlib.rss_kib(daemon.process.pid)
         with open("/proc/%d/status" % daemon.process.pid) as status:
             assert "THP_enabled:\t0" in status.read(), "the daemon may get transparent huge pages"
