@@ -109,22 +109,32 @@ public struct FieldReport: AgentProtocolMessage {
   /// takes it for a password. Never with text. On the wire `maybe-secret`,
   /// only when true.
   public var maybeSecret: Bool
+  /// What the field's hints ask of automatic capitals: true, capitals at
+  /// the start of a sentence; false, none (a page's
+  /// `autocapitalize="off"`, a lowercase hint); nil, nothing said.
+  public var capitals: Bool?
+  /// What they ask of spelling correction: false, none (a page's
+  /// `spellcheck="false"`); nil, nothing said.
+  public var correction: Bool?
 
   public init(
     source: String, role: FieldRole? = nil, before: String? = nil, isFieldStart: Bool = false,
-    maybeSecret: Bool = false
+    maybeSecret: Bool = false, capitals: Bool? = nil, correction: Bool? = nil
   ) {
     self.source = source
     self.role = role
     self.before = before
     self.isFieldStart = isFieldStart
     self.maybeSecret = maybeSecret
+    self.capitals = capitals
+    self.correction = correction
   }
 
   public enum CodingKeys: String, CodingKey, CaseIterable {
     case source, role, before
     case isFieldStart = "start"
     case maybeSecret = "maybe-secret"
+    case capitals, correction
   }
 
   public init(from decoder: Decoder) throws {
@@ -134,6 +144,8 @@ public struct FieldReport: AgentProtocolMessage {
     before = try fields.decodeIfPresent(String.self, forKey: .before)
     isFieldStart = try fields.decodeIfPresent(Bool.self, forKey: .isFieldStart) ?? false
     maybeSecret = try fields.decodeIfPresent(Bool.self, forKey: .maybeSecret) ?? false
+    capitals = try fields.decodeIfPresent(Bool.self, forKey: .capitals)
+    correction = try fields.decodeIfPresent(Bool.self, forKey: .correction)
   }
 
   public func encode(to encoder: Encoder) throws {
@@ -143,6 +155,8 @@ public struct FieldReport: AgentProtocolMessage {
     try fields.encodeIfPresent(before, forKey: .before)
     if isFieldStart { try fields.encode(true, forKey: .isFieldStart) }
     if maybeSecret { try fields.encode(true, forKey: .maybeSecret) }
+    try fields.encodeIfPresent(capitals, forKey: .capitals)
+    try fields.encodeIfPresent(correction, forKey: .correction)
   }
 
   public func validate() throws(AgentProtocolError) {
@@ -155,6 +169,9 @@ public struct FieldReport: AgentProtocolMessage {
     }
     if maybeSecret && (before != nil || role == nil) {
       throw AgentProtocolError("field 'maybe-secret' needs field 'role' and no field 'before'")
+    }
+    if role == nil && (capitals != nil || correction != nil) {
+      throw AgentProtocolError("fields 'capitals' and 'correction' need field 'role'")
     }
   }
 }

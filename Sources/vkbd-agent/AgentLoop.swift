@@ -77,12 +77,19 @@ protocol FieldSource: Pollable {
   /// How many times the focus moved from one object to another, where the
   /// source tells objects apart (AT-SPI); nil where it cannot.
   var focusChanges: Int? { get }
+  /// Where a report comes after what it answers (AT-SPI's questions go on
+  /// while the agent does): how many reads of the field it started, and
+  /// the one its latest report answers; nil where a report tells what is.
+  var readsStarted: Int { get }
+  var readAnswered: Int? { get }
 }
 
 extension FieldSource {
   var freeFormMayBeSecret: Bool { false }
   func reread() {}
   var focusChanges: Int? { nil }
+  var readsStarted: Int { 0 }
+  var readAnswered: Int? { nil }
 }
 
 /// Where the agent learns the desktop's keyboard layout and its group.

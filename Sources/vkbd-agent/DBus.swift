@@ -124,6 +124,24 @@ enum DBus {
     _ = sd_bus_slot_set_floating(slot, 1)
   }
 
+  /// ``callAsync(_:_:_:_:_:_:timeout:done:)`` whose `answer` gets the
+  /// reply read, or nil on an error (logged at debug) or timeout.
+  static func ask<Value>(
+    _ bus: OpaquePointer?, _ destination: String, _ path: String, _ interface: String, _ member: String,
+    _ arguments: [Argument] = [], timeout: UInt64, logger: Logger, reading read: @escaping (OpaquePointer) -> Value?,
+    answer: @escaping (Value?) -> Void
+  ) {
+    callAsync(bus, destination, path, interface, member, arguments, timeout: timeout) { reply in
+      switch reply {
+      case .success(let message): answer(read(message))
+      case .failure(let error):
+        logger.debug(
+          "D-Bus call failed", metadata: ["call": "\(destination) \(path) \(member)", "error": "\(error)"])
+        answer(nil)
+      }
+    }
+  }
+
   /// What waits for an asynchronous call's reply.
   private final class ReplyHandler {
     let done: (Result<OpaquePointer, CallError>) -> Void

@@ -8,19 +8,16 @@ import LinuxSystem
 /// timeouts (a loop timer at sd-bus's next deadline).
 final class SessionBus: Pollable {
   let bus: OpaquePointer
-  private let loop: EventLoop
-  private var timer: ScheduledTimer?
-  private var timerDeadline: UInt64 = .max
+  private let deadline: BusDeadline
 
   /// Connects to the session bus (`sd_bus_open_user`); throws when there
   /// is none.
   init(loop: EventLoop) throws(AgentExit) {
     bus = try DBus.openSessionBus()
-    self.loop = loop
+    deadline = BusDeadline(loop: loop)
   }
 
   deinit {
-    if let timer { loop.cancel(timer) }
     sd_bus_flush_close_unref(bus)
   }
 
@@ -31,17 +28,7 @@ final class SessionBus: Pollable {
   func beforeWait() {
     while sd_bus_process(bus, nil) > 0 {}
     _ = sd_bus_flush(bus)
-    var deadline: UInt64 = .max
-    guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != timerDeadline else { return }
-    if let timer { loop.cancel(timer) }
-    timer = nil
-    timerDeadline = deadline
-    guard deadline != .max else { return }
-    timer = loop.schedule(at: Int64(clamping: deadline)) { [unowned self] in
-      timer = nil
-      timerDeadline = .max
-      while sd_bus_process(bus, nil) > 0 {}
-    }
+    deadline.arm(for: bus) { [unowned self] in while sd_bus_process(bus, nil) > 0 {} }
   }
 
   func readable() throws(AgentExit) {
@@ -49,6 +36,36 @@ final class SessionBus: Pollable {
       let status = sd_bus_process(bus, nil)
       if status == 0 { return }
       guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
+    }
+  }
+}
+
+/// A loop timer at a bus's next deadline: sd-bus times an asynchronous
+/// call out only when it is processed after the call's time is up.
+final class BusDeadline {
+  private let loop: EventLoop
+  private var timer: ScheduledTimer?
+  private var armedAt: UInt64 = .max
+
+  init(loop: EventLoop) { self.loop = loop }
+
+  deinit {
+    if let timer { loop.cancel(timer) }
+  }
+
+  /// Sets the timer to `bus`'s next deadline (sd_bus_get_timeout), where
+  /// `process` is to run; none when it has none.
+  func arm(for bus: OpaquePointer, process: @escaping () -> Void) {
+    var deadline: UInt64 = .max
+    guard sd_bus_get_timeout(bus, &deadline) >= 0, deadline != armedAt else { return }
+    if let timer { loop.cancel(timer) }
+    timer = nil
+    armedAt = deadline
+    guard deadline != .max else { return }
+    timer = loop.schedule(at: Int64(clamping: deadline)) { [unowned self] in
+      timer = nil
+      armedAt = .max
+      process()
     }
   }
 }

@@ -116,7 +116,6 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     if kdeLayoutStale {
       kdeLayoutStale = false
       readKDELayouts()
-      while sd_bus_process(bus, nil) > 0 {}
     }
     _ = sd_bus_flush(bus)
   }
@@ -229,22 +228,28 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
   }
 
   /// Reads the layouts from kxkbrc, as KWin does, and the group from KWin;
-  /// without kxkbrc (or its layouts) the layouts' names from KWin.
+  /// without kxkbrc (or its layouts) the layouts' names from KWin. KWin's
+  /// answers come through the loop: nothing waits for them.
   private func readKDELayouts() {
-    let group = call(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayout", [], reading: DBus.readUInt32)
-      .map(Int.init)
-    var config = KxkbConfig.read() ?? KxkbConfig()
-    var count = config.layouts.split(separator: ",", omittingEmptySubsequences: false).count
-    if config.layouts.isEmpty || (group ?? 0) >= count {
-      guard
-        let names = call(
-          Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayoutsList", [], reading: Self.readLayoutNames),
-        !names.isEmpty
-      else { return }
-      config.layouts = names.joined(separator: ",")
-      config.variants = ""
-      count = names.count
+    ask(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayout", reading: DBus.readUInt32) {
+      [weak self] group in
+      guard let self else { return }
+      var config = KxkbConfig.read() ?? KxkbConfig()
+      let count = config.layouts.split(separator: ",", omittingEmptySubsequences: false).count
+      guard config.layouts.isEmpty || Int(group ?? 0) >= count else {
+        return reportKDELayouts(config, group: group.map(Int.init), count: count)
+      }
+      ask(Self.kdeKeyboard, "/Layouts", "org.kde.KeyboardLayouts", "getLayoutsList", reading: Self.readLayoutNames) {
+        [weak self] names in
+        guard let self, let names, !names.isEmpty else { return }
+        config.layouts = names.joined(separator: ",")
+        config.variants = ""
+        reportKDELayouts(config, group: group.map(Int.init), count: names.count)
+      }
     }
+  }
+
+  private func reportKDELayouts(_ config: KxkbConfig, group: Int?, count: Int) {
     let layout = LayoutReport(
       source: name, rules: "evdev", model: config.model, layout: config.layouts, variant: config.variants,
       options: config.options, group: min(group ?? 0, count - 1))
@@ -311,8 +316,18 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     logger.info("the GNOME Shell extension is enabled", metadata: ["extension": "\(Self.gnomeExtension)"])
   }
 
+  /// Calls a method without arguments and without waiting: `answer` gets
+  /// the reply read, or nil on an error (logged at debug) or after 5 s.
+  private func ask<Value>(
+    _ destination: String, _ path: String, _ interface: String, _ member: String,
+    reading read: @escaping (OpaquePointer) -> Value?, answer: @escaping (Value?) -> Void
+  ) {
+    DBus.ask(
+      bus, destination, path, interface, member, timeout: 5_000_000, logger: logger, reading: read, answer: answer)
+  }
+
   /// Calls a method with string arguments, waits (at most 5 s) for the
-  /// reply and reads it; nil on an error.
+  /// reply and reads it; nil on an error. Only as the agent starts.
   private func call<Value>(
     _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [String],
     reading read: (OpaquePointer) -> Value?

@@ -139,6 +139,15 @@ struct VKBDAgent: ParsableCommand {
       var output = StandardStream.output
       Swift.print(String(decoding: message.encoded().dropLast(), as: UTF8.self), to: &output)
     }
+    // The notifications, the status icon and the accessibility switch
+    // speak on the session bus; without one the agent does its other work.
+    let sessionBus: SessionBus?
+    do {
+      sessionBus = try SessionBus(loop: agent.loop)
+    } catch {
+      sessionBus = nil
+      logger.notice("no session bus: no notifications, no status icon (\(error.message))")
+    }
     // The window first, then what it changes of the field.
     var asksForAccessibility =
       !leaveAccessibility && environment.x11 && !environment.wayland
@@ -146,14 +155,17 @@ struct VKBDAgent: ParsableCommand {
     let settler = FocusSettler(loop: agent.loop) { [print] focus in
       print ? printed(focus) : daemon.report(focus)
       fields.focusMoved(to: focus)
-      if asksForAccessibility && FieldSources.isBrowser(focus) {
+      if asksForAccessibility, let sessionBus, FieldSources.isBrowser(focus) {
         asksForAccessibility = false
-        switch AccessibilitySwitch.switchOn() {
-        case true?:
-          logger.notice(
-            "switched the session's assistive technologies on, for the browser's fields (--leave-accessibility: never)")
-        case false?: logger.debug("the session's assistive technologies are on")
-        case nil: logger.notice("the session has no switch for assistive technologies (org.a11y.Status)")
+        AccessibilitySwitch.switchOn(on: sessionBus) { switched in
+          switch switched {
+          case true?:
+            logger.notice(
+              "switched the session's assistive technologies on, for the browser's fields (--leave-accessibility: never)"
+            )
+          case false?: logger.debug("the session's assistive technologies are on")
+          case nil: logger.notice("the session has no switch for assistive technologies (org.a11y.Status)")
+          }
         }
       }
     }
@@ -179,7 +191,10 @@ struct VKBDAgent: ParsableCommand {
     let learnedWords = LearnedWordsKeeper(loop: agent.loop, logger: logger)
     learnedWords.onWords = { words in daemon.report(learnedWords: words) }
     daemon.onWordLearned = { word in learnedWords.learn(word) }
-    if !print { showDaemon(daemon, picker: picker != nil, agent: agent, logger: logger) }
+    if let sessionBus {
+      agent.add(sessionBus)
+      if !print { showDaemon(daemon, picker: picker != nil, bus: sessionBus, agent: agent, logger: logger) }
+    }
     if !print {
       agent.add(daemon)
       agent.add(userSnippets)
@@ -194,16 +209,8 @@ struct VKBDAgent: ParsableCommand {
 
   /// Shows the daemon to the user: notifications of what they should know
   /// (a pause, a config that did not load, a snippet not typed, a session
-  /// the daemon does not follow) and the status icon. Both need the
-  /// session bus; without one the agent does its other work.
-  private func showDaemon(_ daemon: DaemonLink, picker: Bool, agent: AgentLoop, logger: Logger) {
-    let bus: SessionBus
-    do {
-      bus = try SessionBus(loop: agent.loop)
-    } catch {
-      logger.notice("no notifications and no status icon: \(error.message)")
-      return
-    }
+  /// the daemon does not follow) and the status icon, on `bus`.
+  private func showDaemon(_ daemon: DaemonLink, picker: Bool, bus: SessionBus, agent: AgentLoop, logger: Logger) {
     let notifier = Notifier(bus: bus, loop: agent.loop, logger: logger)
     let icon = StatusIcon(hasPicker: picker, loop: agent.loop, logger: logger)
     icon.onCommand = { [unowned daemon] command in daemon.command(command) }
@@ -221,7 +228,6 @@ struct VKBDAgent: ParsableCommand {
       }
     }
     daemon.onLost = { icon.hide() }
-    agent.add(bus)
     agent.add(icon)
   }
 
@@ -296,7 +302,7 @@ struct VKBDAgent: ParsableCommand {
       }
     }
     do {
-      sources.append(try AccessibilitySource(logger: logger))
+      sources.append(try AccessibilitySource(loop: loop, logger: logger))
     } catch {
       logger.info("no accessibility bus: \(error.message)")
     }

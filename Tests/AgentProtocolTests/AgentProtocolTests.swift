@@ -47,6 +47,8 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
     FocusReport(window: 0, app: ""),
     FieldReport(source: "input-method", role: .text, before: "Thanks. \"Quoted\"\n", isFieldStart: true),
     FieldReport(source: "ibus", role: .text, maybeSecret: true),
+    FieldReport(source: "input-method", role: .entry, before: "ada", capitals: false, correction: false),
+    FieldReport(source: "input-method", role: .text, capitals: true),
     FieldReport(source: "at-spi", role: .password),
     FieldReport(source: "input-method"),
     LayoutReport(source: "sway", layout: "us,de", variant: ",nodeadkeys", options: "grp:alt_shift_toggle", group: 1),
@@ -181,6 +183,9 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
       "'maybe-secret' needs field 'role' and no field 'before'"
     ),
     (#"{"version":2,"type":"field","source":"ibus","maybe-secret":true}"#, "'maybe-secret' needs field 'role'"),
+    (
+      #"{"version":2,"type":"field","source":"ibus","capitals":false}"#, "'capitals' and 'correction' need field 'role'"
+    ),
     (
       #"{"version":2,"type":"field","source":"input-method","before":"\#(String(repeating: "é", count: 257))"}"#,
       "longer than 256 characters"

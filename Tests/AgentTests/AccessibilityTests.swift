@@ -1,14 +1,16 @@
 import AgentProtocol
 import Foundation
 import Glibc
+import LinuxSystem
 import Logging
 import Testing
 
 @testable import vkbd_agent
 
 /// The accessibility bus source: what an AT-SPI role and state make, and a
-/// real GTK 3 application's fields on a private accessibility bus.
-@Suite struct AccessibilityTests {
+/// real GTK 3 application's fields on a private accessibility bus. The
+/// end-to-end tests run one at a time: each starts an X server of its own.
+@Suite(.serialized) struct AccessibilityTests {
   typealias Role = AccessibilitySource.Role
 
   /// The state words of an object with these state bits.
@@ -200,14 +202,99 @@ import Testing
     exec python3 application.py 2>application.log
     """
 
-  @Test(.timeLimit(.minutes(1)))
-  func aGTKApplicationsFieldsAreReported() throws {
-    // make check installs them (BUILD_PACKAGES): missing, the test fails.
-    try #require(Self.canRunGTK, "Xvfb, dbus, at-spi2-core and python3-gi with GTK 3 are needed")
+  /// An application on the accessibility bus (GDBus, no toolkit) with two
+  /// text fields: `/slow`, which holds its answers to the agent's questions
+  /// until `/fast`'s text was read (at most 5 s), and `/fast`, which answers
+  /// at once. It gives `/slow` the focus, then `/fast` as soon as the
+  /// agent asks `/slow` its role, and writes what it saw to `seen`.
+  static let slowApplication = """
+    import sys
+    from gi.repository import Gio, GLib
+
+    session = Gio.bus_get_sync(Gio.BusType.SESSION)
+    address = session.call_sync("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus", "GetAddress", None,
+                                GLib.VariantType("(s)"), 0, -1, None).unpack()[0]
+    bus = Gio.DBusConnection.new_for_address_sync(
+        address, Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT | Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+    node = Gio.DBusNodeInfo.new_for_xml('''<node>
+      <interface name="org.a11y.atspi.Accessible">
+        <method name="GetRole"><arg type="u" direction="out"/></method>
+        <method name="GetState"><arg type="au" direction="out"/></method>
+      </interface>
+      <interface name="org.a11y.atspi.Text">
+        <method name="GetText"><arg type="i"/><arg type="i"/><arg type="s" direction="out"/></method>
+        <property name="CaretOffset" type="i" access="read"/>
+      </interface></node>''')
+    held = []
+    seen = []
+    loop = GLib.MainLoop()
+    ENTRY, STATES = 79, [(1 << 7) | (1 << 26), 0]  # editable, single-line
+
+
+    def answer(invocation, member):
+        if member == "GetRole":
+            invocation.return_value(GLib.Variant("(u)", (ENTRY,)))
+        elif member == "GetState":
+            invocation.return_value(GLib.Variant("(au)", (STATES,)))
+        else:
+            invocation.return_value(GLib.Variant("(s)", ("abc",)))
+
+
+    def release(why):
+        if held:
+            seen.append("slow answered " + why)
+        for invocation, member in held:
+            answer(invocation, member)
+        held.clear()
+        return False
+
+
+    def called(connection, sender, path, interface, member, parameters, invocation):
+        seen.append("%s %s" % (path, member))
+        if path == "/slow":
+            held.append((invocation, member))
+            if member == "GetRole" and len(held) == 1:
+                focus("/fast")
+            return
+        answer(invocation, member)
+        if member == "GetText":
+            release("once the fast field was read")
+            GLib.timeout_add(1000, loop.quit)
+
+
+    def caret(connection, sender, path, interface, name):
+        return GLib.Variant("i", 3)
+
+
+    for path in ("/slow", "/fast"):
+        for interface in node.interfaces:
+            bus.register_object(path, interface, called, caret, None)
+
+
+    def focus(path):
+        seen.append("focus " + path)
+        bus.emit_signal(None, path, "org.a11y.atspi.Event.Object", "StateChanged",
+                        GLib.Variant("(siiva{sv})", ("focused", 1, 0, GLib.Variant("i", 0), {})))
+        return False
+
+
+    GLib.timeout_add(300, focus, "/slow")
+    GLib.timeout_add(5300, release, "after 5 s, the fast field unread")
+    GLib.timeout_add(9000, loop.quit)
+    loop.run()
+    open("seen", "w").write("\\n".join(seen) + "\\n")
+    """
+
+  /// Runs `application` in a session of its own (``session``) and an
+  /// accessibility source on its bus until the application quits: the
+  /// source's reports, the application's log and what it wrote to `seen`.
+  static func run(_ application: String, callTimeout: UInt64 = AccessibilitySource.callTimeout) throws -> (
+    reports: [FieldReport], log: String, seen: String
+  ) {
     let directory = "/tmp/vkbd-atspi-test-\(getpid())"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    try Self.application.write(toFile: "\(directory)/application.py", atomically: true, encoding: .utf8)
+    try application.write(toFile: "\(directory)/application.py", atomically: true, encoding: .utf8)
     try Self.session.write(toFile: "\(directory)/session.sh", atomically: true, encoding: .utf8)
     var display = 300 + Int(getpid() % 500)
     while access("/tmp/.X11-unix/X\(display)", F_OK) == 0 || access("/tmp/.X\(display)-lock", F_OK) == 0 {
@@ -239,7 +326,8 @@ import Testing
     // busctl prints the address as: s "unix:path=…"
     let address = try #require(reply.split(separator: "\"").dropFirst().first, "no accessibility bus")
     setenv("AT_SPI_BUS_ADDRESS", String(address), 1)
-    let source = try AccessibilitySource(logger: Logger(label: "test"))
+    // The loop never runs: nothing here waits for a call to time out.
+    let source = try AccessibilitySource(loop: EventLoop(), logger: Logger(label: "test"), callTimeout: callTimeout)
     var reports: [FieldReport] = []
     source.onField = { reports.append($0) }
     #expect(FileManager.default.createFile(atPath: "\(directory)/go", contents: nil))
@@ -251,7 +339,28 @@ import Testing
     source.beforeWait()
     let log = (try? String(contentsOfFile: "\(directory)/application.log", encoding: .utf8)) ?? ""
     #expect(!isRunning() && exit == 0, "the application ran its steps and quit: \(log)")
+    return (reports, log, (try? String(contentsOfFile: "\(directory)/seen", encoding: .utf8)) ?? "")
+  }
 
+  /// An application that answers late holds nothing: the agent reads the
+  /// next field, of another object, while its question to the first waits,
+  /// and the late answer changes nothing.
+  @Test(.timeLimit(.minutes(1)))
+  func aLateAnswerHoldsNoOtherField() throws {
+    try #require(Self.canRunGTK, "Xvfb, dbus, at-spi2-core and python3-gi with GTK 3 are needed")
+    let (reports, log, seen) = try Self.run(Self.slowApplication, callTimeout: 10_000_000)
+    #expect(seen.contains("/fast GetText\nslow answered once the fast field was read"), "\(seen)\(log)")
+    let fast = FieldReport(source: "at-spi", role: .entry, before: "abc", isFieldStart: true)
+    #expect(reports.last == fast, "\(reports)")
+    #expect(reports.filter { $0.role != nil } == [fast], "the slow field's late answer is dropped: \(reports)")
+  }
+
+  @Test(.timeLimit(.minutes(1)))
+  func aGTKApplicationsFieldsAreReported() throws {
+    // make check installs them (BUILD_PACKAGES): missing, the test fails.
+    try #require(Self.canRunGTK, "Xvfb, dbus, at-spi2-core and python3-gi with GTK 3 are needed")
+    let (reports, log, _) = try Self.run(Self.application)
+    #expect(!log.contains("Traceback"), "\(log)")
     let fields = reports.filter { $0.role != nil }
     let expected = [
       FieldReport(source: "at-spi", role: .entry, before: "hello", isFieldStart: true),

@@ -46,6 +46,23 @@ import Testing
     }
   }
 
+  /// text-input's (and Clutter's) hints and IBus's, as the fields of a
+  /// page ask: capitals (auto-capitalization, 0x4 / 64), none (lowercase,
+  /// 0x8 / 8), correction (spellcheck, 0x2 / 1), none (IBus's no
+  /// spellcheck, 2); no hint says nothing.
+  @Test(arguments: [
+    ("input-method", UInt32(0x7), true as Bool?, true as Bool?), ("input-method", 0x8, false, nil),
+    ("input-method", 0x0, nil, nil), ("input-method", 0x200 | 0x4, true, nil), ("ibus", 64 | 1, true, true),
+    ("ibus", 8 | 2, false, false), ("ibus", 0, nil, nil),
+  ])
+  func hintsSayWhatTheFieldAsks(kind: String, hints: UInt32, capitals: Bool?, correction: Bool?) throws {
+    let report = try Self.report(Field(kind: kind, purpose: 0, hints: hints, before: nil, isFieldStart: false)).get()
+    #expect(report.capitals == capitals && report.correction == correction)
+    // A secret field's hints are not passed on: it gets no aids anyway.
+    let secret = try Self.report(Field(kind: kind, purpose: 8, hints: hints, before: nil, isFieldStart: false)).get()
+    #expect(secret.capitals == nil && secret.correction == nil)
+  }
+
   @Test func noKindIsNoField() throws {
     let field = Field(kind: "", purpose: 8, hints: 0, before: nil, isFieldStart: false)
     #expect(try Self.report(field).get() == FieldReport(source: "gnome-shell"))
@@ -90,6 +107,8 @@ import Testing
     var rereads = 0
     func reread() { rereads += 1 }
     var focusChanges: Int?
+    var readsStarted = 0
+    var readAnswered: Int?
   }
 
   @Test func theFirstSourceWithAFieldWins() {
@@ -267,6 +286,46 @@ import Testing
 
   /// Firefox on X11: AT-SPI may hear of the next field before IBus leaves
   /// the one before; that field's role is not given the next one's text.
+  /// AT-SPI's answers come after what they answer: a report told between
+  /// a read's start and its answer overtakes the answer. Chromium on X11:
+  /// AT-SPI answers for the url field after IBus left it; that answer
+  /// stands for no field. GNOME: the Shell tells a GTK 4 text view with its
+  /// text while AT-SPI reads it; AT-SPI's answer does not stand for the
+  /// button after it. A source that left a field with its own text (the
+  /// Shell, for a Qt window next) leaves the answer standing.
+  @Test func anAnswerOvertakenByABetterReportIsTakenAsIfItCameFirst() {
+    let (ibus, accessibility, sources, passed) = Self.sources()
+    sources.focusMoved(to: FocusReport(window: 1, app: "chromium"))
+    accessibility.focusChanges = 1
+    ibus.onField(FieldReport(source: "ibus", role: .url))
+    accessibility.readsStarted = 1  // AT-SPI hears of the url field's focus
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.readAnswered = 1
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "https://example.org"))
+    #expect(!passed().contains { $0.before != nil })
+    #expect(passed().last?.role == nil)
+    accessibility.focusChanges = 2
+    accessibility.readsStarted = 2
+    accessibility.readAnswered = 2
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "42"))
+    #expect(passed().last == FieldReport(source: "at-spi", role: .entry, before: "42"))
+
+    sources.focusMoved(to: FocusReport(window: 2, app: "gtk4-demo"))
+    accessibility.readsStarted = 3
+    ibus.onField(FieldReport(source: "ibus", role: .text, before: "line"))
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.readAnswered = 3
+    accessibility.onField(FieldReport(source: "at-spi", role: .text, before: "line"))
+    #expect(passed().last == FieldReport(source: "ibus"))
+
+    ibus.onField(FieldReport(source: "ibus", role: .text, before: "Dear"))
+    accessibility.readsStarted = 4
+    ibus.onField(FieldReport(source: "ibus"))
+    accessibility.readAnswered = 4
+    accessibility.onField(FieldReport(source: "at-spi", role: .entry, before: "ann"))
+    #expect(passed().last == FieldReport(source: "at-spi", role: .entry, before: "ann"))
+  }
+
   @Test func aSourceAheadTellsTheFieldAlone() {
     let (ibus, accessibility, sources, passed) = Self.sources()
     sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
@@ -314,6 +373,29 @@ import Testing
     // Firefox's windows, by their instance.
     sources.focusMoved(to: FocusReport(window: 3, app: "firefox-esr", instance: "Navigator"))
     #expect(passed().last == FieldReport(source: "ibus", role: .text, maybeSecret: true))
+  }
+}
+
+/// A hint that an application sets on some fields refuses its aid where
+/// it is missing (Chromium's `autocapitalize="off"`).
+@Suite struct FieldHintTests {
+  @Test func aHintMissingInAnApplicationThatSetsItRefusesTheAid() {
+    let (input, accessibility, sources, passed) = SecretFieldTests.sources()
+    _ = accessibility
+    sources.focusMoved(to: FocusReport(window: 1, app: "gedit"))
+    // An application that never sets the hint: nothing is refused.
+    input.onField(FieldReport(source: "ibus", role: .entry))
+    #expect(passed().last == FieldReport(source: "ibus", role: .entry))
+    sources.focusMoved(to: FocusReport(window: 2, app: "chromium"))
+    input.onField(FieldReport(source: "ibus", role: .text, before: "Dear", capitals: true, correction: true))
+    input.onField(FieldReport(source: "ibus", role: .text, before: "ada", correction: true))
+    #expect(passed().last == FieldReport(source: "ibus", role: .text, before: "ada", capitals: false, correction: true))
+    input.onField(FieldReport(source: "ibus", role: .entry, before: "x"))
+    #expect(passed().last?.capitals == false && passed().last?.correction == false)
+    // What another window's fields asked says nothing of this one's.
+    sources.focusMoved(to: FocusReport(window: 3, app: "chromium"))
+    input.onField(FieldReport(source: "ibus", role: .entry, before: "y"))
+    #expect(passed().last == FieldReport(source: "ibus", role: .entry, before: "y"))
   }
 }
 

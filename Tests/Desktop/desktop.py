@@ -135,6 +135,17 @@ def check_browser(name, reports, check, timeout=90):
     if fields is None:
         check(False, "%s: the page did not give each field the focus in time" % name)
         return
+    asked = ["%s %s/%s" % (field, *[{True: "+", False: "-"}.get((standing or {}).get(aid), "?")
+                                     for aid in ("capitals", "correction")])
+             for field, (_, standing) in fields.items() if field in ("text", "textarea", "editable", "username")]
+    print("  %s: capitals/correction asked (+), refused (-), not said (?): %s" % (name, ", ".join(asked)),
+          flush=True)
+    # A browser that asks for capitals in a field (Chromium on Wayland) has
+    # the page's autocapitalize="off" reach the engine.
+    if (fields.get("text", ([], None))[1] or {}).get("capitals"):
+        username = fields.get("username", ([], None))[1] or {}
+        check(username.get("capitals") is False, "%s: the username (autocapitalize=\"off\") refuses capitals (%r)" % (
+            name, username))
     for field, roles, before in BROWSER_FIELDS:
         seen, standing = fields.get(field, ([], None))
         summary = [(m.get("source"), m.get("role"), m.get("before"), m.get("maybe-secret", False)) for m in seen]

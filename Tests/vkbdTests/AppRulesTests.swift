@@ -251,6 +251,26 @@ import Testing
     #expect(context.matched?.role == .text && engine.configuration.enabled)
   }
 
+  /// A page's `autocapitalize="off"` and `spellcheck="false"` stand over
+  /// the rules, for that field only; a field asking for both gets both.
+  @Test func whatAFieldRefusesIsOffInIt() {
+    var (context, rules, engine) = Self.context()
+    context.update(FocusReport(window: 1, app: "chromium"), rules: rules, global: Self.global, engine: engine)
+    context.update(
+      FieldReport(source: "input-method", role: .entry, capitals: false, correction: false), rules: rules,
+      global: Self.global, engine: engine)
+    #expect(!engine.configuration.autocapitalize && !engine.configuration.autocorrect)
+    #expect(engine.configuration.enabled && engine.configuration.expandsSnippets)
+    context.update(
+      FieldReport(source: "input-method", role: .entry, capitals: false), rules: rules, global: Self.global,
+      engine: engine)
+    #expect(!engine.configuration.autocapitalize && engine.configuration.autocorrect)
+    context.update(
+      FieldReport(source: "input-method", role: .text, capitals: true, correction: true), rules: rules,
+      global: Self.global, engine: engine)
+    #expect(engine.configuration == Self.global)
+  }
+
   @Test func anotherWindowStartsUnknownAsNothing() {
     var (context, rules, engine) = Self.context()
     context.update(FocusReport(window: 1, app: "firefox"), rules: rules, global: Self.global, engine: engine)
@@ -284,6 +304,9 @@ import Testing
     var maybe = focus
     maybe.role = "maybe-secret"
     #expect(Report.focus(maybe).contains("firefox, a field that may be secret (taken as secret)"))
+    #expect(!shown.contains("it asks for"))
+    maybe.refused = ["capitals", "correction"]
+    #expect(Report.focus(maybe).contains("from gnome-shell; it asks for no capitals and no correction"))
     #expect(shown.contains("gnome-shell, fields from gnome-shell+at-spi, counts"))
     let coverage = FieldCoverage.describe("gnome-shell+at-spi")
     #expect(coverage.hasPrefix("fields from GNOME Shell's input method") && coverage.contains(", then AT-SPI"))

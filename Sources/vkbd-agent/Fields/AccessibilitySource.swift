@@ -1,6 +1,7 @@
 import AgentProtocol
 import CSystemd
 import Glibc
+import LinuxSystem
 import Logging
 
 /// The focused text field from the accessibility bus (AT-SPI 2), where no
@@ -12,11 +13,18 @@ import Logging
 /// ``AgentProtocol/maximumFieldText`` characters).
 ///
 /// Applications bridge to the bus on their own: GTK 3 (atk-bridge) does so
-/// whenever the bus is there. The agent never sets org.a11y.Status
-/// IsEnabled: that writes the user's GSettings (toolkit-accessibility),
-/// which outlives the agent; an application that waits for it stays silent.
+/// whenever the bus is there; the others wait for org.a11y.Status
+/// IsEnabled, which the agent sets only on X11 when a browser has the
+/// focus (``AccessibilitySwitch``): it writes the user's GSettings
+/// (toolkit-accessibility), which outlive the agent.
 /// Focus.Focus signals never arrive from GTK 3: the agent follows
 /// StateChanged("focused") only.
+///
+/// Every question to an application is asked without waiting: its answer
+/// comes through the loop like a signal, and a read that a newer focus or
+/// caret change made old is dropped when it comes. An application that
+/// answers late (or never) holds nothing: not the agent's loop, not the
+/// fields of the next application.
 final class AccessibilitySource: FieldSource, Reconnecting {
   let name = "at-spi"
 
@@ -49,8 +57,8 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     static let singleLine = 26
   }
 
-  /// An application gets this long for each call: one that hangs must not
-  /// hold the agent (in microseconds).
+  /// An application gets this long to answer a question (in
+  /// microseconds); a later answer is no answer.
   static let callTimeout: UInt64 = 500_000
   /// The registry and the a11y bus itself may be started on demand.
   static let registryTimeout: UInt64 = 5_000_000
@@ -70,6 +78,16 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   /// A signal came that may change the report: read it once the signals
   /// that sd-bus holds are handled.
   private var isStale = false
+  /// The reads started: an answer to an older one than the latest is old.
+  private var reads = 0
+  var readsStarted: Int { reads }
+  private(set) var readAnswered: Int?
+  /// The object whose read is under way, and whether a signal asked for
+  /// another read of it meanwhile.
+  private var reading: AccessibleObject?
+  private var readAgain = false
+  private let callTimeout: UInt64
+  private let deadline: BusDeadline
   private var lastReport: FieldReport?
   private var loggedBadOffset = false
   var onDescriptorChange: () -> Void = {}
@@ -77,8 +95,11 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   /// Connects to the accessibility bus (`AT_SPI_BUS_ADDRESS`, else the
   /// address org.a11y.Bus gives on the session bus) and registers for the
   /// focus, caret and text events; throws when there is no such bus.
-  init(logger: Logger) throws(AgentExit) {
+  /// An application gets `callTimeout` microseconds to answer.
+  init(loop: EventLoop, logger: Logger, callTimeout: UInt64 = AccessibilitySource.callTimeout) throws(AgentExit) {
     self.logger = logger
+    self.callTimeout = callTimeout
+    deadline = BusDeadline(loop: loop)
     let address = try Self.busAddress()
     var bus: OpaquePointer?
     var status = sd_bus_new(&bus)
@@ -87,7 +108,6 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     status = sd_bus_set_address(bus, address)
     guard status >= 0 else { throw AgentExit("bad accessibility bus address: \(DBus.message(status))") }
     _ = sd_bus_set_bus_client(bus, 1)
-    _ = sd_bus_set_method_call_timeout(bus, Self.callTimeout)
     status = sd_bus_start(bus)
     guard status >= 0 else { throw AgentExit("cannot connect to the accessibility bus: \(DBus.message(status))") }
     let context = Unmanaged.passUnretained(self).toOpaque()
@@ -103,11 +123,12 @@ final class AccessibilitySource: FieldSource, Reconnecting {
       slots.append(slot)
     }
     // Applications send only the events someone registered for; the
-    // registration lasts as long as this connection.
+    // registration lasts as long as this connection. Asked once, as the
+    // agent starts, before its loop runs.
     for event in ["object:state-changed:focused", "object:text-caret-moved", "object:text-changed"] {
-      let registered = call(
-        "org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
-        [.string(event)], timeout: Self.registryTimeout, reading: { _ in true })
+      let registered = DBus.call(
+        bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
+        [.string(event)], timeout: Self.registryTimeout, logger: logger, reading: { _ in true })
       guard registered != nil else { throw AgentExit("the AT-SPI registry refused the event \(event)") }
     }
   }
@@ -127,15 +148,17 @@ final class AccessibilitySource: FieldSource, Reconnecting {
   /// is pending.
   func beforeWait() {
     drain()
-    if let bus { _ = sd_bus_flush(bus) }
+    guard let bus else { return }
+    _ = sd_bus_flush(bus)
+    deadline.arm(for: bus) { [unowned self] in drain() }
   }
 
   func readable() throws(AgentExit) { drain() }
 
-  /// Handles every message sd-bus has, then reads the field once if a
-  /// signal asked for it; the calls that reads may queue more signals.
-  /// When the bus closes, the source falls silent: the agent goes on
-  /// following the focused window.
+  /// Handles every message sd-bus has (signals, and the answers to the
+  /// questions a read asked), then starts reading the field if a signal
+  /// asked for it. When the bus closes, the source falls silent: the
+  /// agent goes on following the focused window.
   private func drain() {
     while let bus {
       let status = sd_bus_process(bus, nil)
@@ -147,7 +170,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
       }
       guard isStale else { return }
       isStale = false
-      report(read())
+      read()
     }
   }
 
@@ -159,6 +182,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     onDescriptorChange()
     sd_bus_flush_close_unref(closing)
     focused = nil
+    readAnswered = nil
     report(FieldReport(source: name))
   }
 
@@ -216,48 +240,86 @@ final class AccessibilitySource: FieldSource, Reconnecting {
 
   // MARK: - Reading the field
 
-  /// The field the focused object is: its role, and for a field whose text
-  /// may be read, the text before the caret. When the caret the application
-  /// gives is outside its text: the role alone for a field that just gained
-  /// the focus, else nil (the last report stands).
-  private func read() -> FieldReport? {
-    guard let object = focused else { return FieldReport(source: name) }
-    let isNewFocus = focusedRole == nil
-    if isNewFocus { focusedRole = .some(classify(object)) }
-    guard let role = focusedRole ?? nil else { return FieldReport(source: name) }
-    let field = FieldReport(source: name, role: role)
-    guard role == .entry || role == .text || role == .number else { return field }
-    let textInterface = "org.a11y.atspi.Text"
-    guard
-      let caret = call(
-        object.sender, object.path, "org.freedesktop.DBus.Properties", "Get",
-        [.string(textInterface), .string("CaretOffset")], reading: DBus.readVariant("i", DBus.readInt32)),
-      let range = Self.textRange(caret: caret),
-      let text = call(
-        object.sender, object.path, textInterface, "GetText", [.int32(range.start), .int32(caret)],
-        reading: DBus.readString)
-    else { return field }  // no answer, or no caret: the role alone
-    guard let before = Self.before(text, from: range.start, to: caret) else {
-      if !loggedBadOffset {
-        loggedBadOffset = true
-        logger.notice("an application gave a caret offset outside its text: its text is not read")
-      }
-      return isNewFocus ? field : nil
+  /// Reads the field the focused object is, and reports it: its role
+  /// (asked once a focus), and for a field whose text may be read, the text
+  /// before the caret. An object that does not answer is no field. When the
+  /// caret the application gives is outside its text: the role alone for a
+  /// field that just gained the focus, else the last report stands. While
+  /// a read of the focused object is under way, another waits for it (a
+  /// caret that moves on is read once it ends); another object's starts at
+  /// once, and the one under way is dropped.
+  private func read() {
+    if let reading, reading == focused {
+      readAgain = true
+      return
     }
-    return FieldReport(source: name, role: role, before: before, isFieldStart: range.isFieldStart)
+    reads += 1
+    readAgain = false
+    reading = focused
+    let number = reads
+    guard let object = focused else { return finish(number, FieldReport(source: name)) }
+    guard let known = focusedRole else {
+      return classify(object, read: number) { [unowned self] role in
+        guard number == reads else { return }
+        focusedRole = .some(role)
+        readText(of: object, role: role, isNewFocus: true, read: number)
+      }
+    }
+    readText(of: object, role: known, isNewFocus: false, read: number)
   }
 
-  /// The role of the object that gained the focus, from its AT-SPI role and
-  /// state; nil when it is no text field, or does not answer.
-  private func classify(_ object: AccessibleObject) -> FieldRole? {
+  /// Ends the read `number` unless a newer one started: reports `field`
+  /// (nil: the last report stands), and reads again if asked meanwhile.
+  private func finish(_ number: Int, _ field: FieldReport?) {
+    guard number == reads else { return }
+    reading = nil
+    if let field {
+      readAnswered = number
+      report(field)
+    }
+    if readAgain { read() }
+  }
+
+  private func readText(of object: AccessibleObject, role: FieldRole?, isNewFocus: Bool, read number: Int) {
+    guard let role else { return finish(number, FieldReport(source: name)) }
+    let field = FieldReport(source: name, role: role)
+    guard role == .entry || role == .text || role == .number else { return finish(number, field) }
+    let textInterface = "org.a11y.atspi.Text"
+    ask(
+      object, "org.freedesktop.DBus.Properties", "Get", [.string(textInterface), .string("CaretOffset")],
+      reading: DBus.readVariant("i", DBus.readInt32)
+    ) { [unowned self] caret in
+      // No answer, or no caret: the role alone.
+      guard number == reads, let caret, let range = Self.textRange(caret: caret) else { return finish(number, field) }
+      ask(object, textInterface, "GetText", [.int32(range.start), .int32(caret)], reading: DBus.readString) {
+        [unowned self] text in
+        guard let text else { return finish(number, field) }
+        guard let before = Self.before(text, from: range.start, to: caret) else {
+          if !loggedBadOffset {
+            loggedBadOffset = true
+            logger.notice("an application gave a caret offset outside its text: its text is not read")
+          }
+          return finish(number, isNewFocus ? field : nil)
+        }
+        finish(number, FieldReport(source: name, role: role, before: before, isFieldStart: range.isFieldStart))
+      }
+    }
+  }
+
+  /// Gives `done` the role of the object that gained the focus, from its
+  /// AT-SPI role and state; nil when it is no text field, or does not
+  /// answer.
+  private func classify(_ object: AccessibleObject, read number: Int, done: @escaping (FieldRole?) -> Void) {
     let accessible = "org.a11y.atspi.Accessible"
-    guard
-      let role = call(object.sender, object.path, accessible, "GetRole", reading: DBus.readUInt32),
-      let states = call(object.sender, object.path, accessible, "GetState", reading: DBus.readUInt32Array)
-    else { return nil }
-    let field = Self.fieldRole(role: role, states: states)
-    logger.debug("focus", metadata: ["atspi-role": "\(role)", "role": "\(field?.rawValue ?? "none")"])
-    return field
+    ask(object, accessible, "GetRole", reading: DBus.readUInt32) { [unowned self] role in
+      guard let role, number == reads else { return done(nil) }
+      ask(object, accessible, "GetState", reading: DBus.readUInt32Array) { [unowned self] states in
+        guard let states else { return done(nil) }
+        let field = Self.fieldRole(role: role, states: states)
+        logger.debug("focus", metadata: ["atspi-role": "\(role)", "role": "\(field?.rawValue ?? "none")"])
+        done(field)
+      }
+    }
   }
 
   /// What an object with this AT-SPI role and these state words is for, or
@@ -315,16 +377,17 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     }
   }
 
-  /// Calls a method on the accessibility bus, waits for the reply
-  /// (`timeout` microseconds; 0: the bus's ``callTimeout``) and reads it;
-  /// nil on an error, logged at debug.
-  private func call<Value>(
-    _ destination: String, _ path: String, _ interface: String, _ member: String, _ arguments: [DBus.Argument] = [],
-    timeout: UInt64 = 0, reading read: (OpaquePointer) -> Value?
-  ) -> Value? {
-    guard let bus else { return nil }
-    return DBus.call(
-      bus, destination, path, interface, member, arguments, timeout: timeout, logger: logger, reading: read)
+  /// Asks `object` without waiting: `answer` gets the reply read, or nil
+  /// on an error (logged at debug) or after ``callTimeout``, from the
+  /// bus's processing in ``drain()``; never when the bus closed first.
+  private func ask<Value>(
+    _ object: AccessibleObject, _ interface: String, _ member: String, _ arguments: [DBus.Argument] = [],
+    reading read: @escaping (OpaquePointer) -> Value?, answer: @escaping (Value?) -> Void
+  ) {
+    guard let bus else { return }
+    DBus.ask(
+      bus, object.sender, object.path, interface, member, arguments, timeout: callTimeout, logger: logger,
+      reading: read, answer: answer)
   }
 
 }

@@ -6,23 +6,26 @@ import CSystemd
 /// accessibility bus only while it is on; on X11 that bus is the only
 /// place their text can be read.
 enum AccessibilitySwitch {
-  /// Switches it on if it is off: true when this call did, false when it
-  /// was on; nil when the session has no such switch or refused.
-  static func switchOn() -> Bool? {
-    guard let session = try? DBus.openSessionBus() else { return nil }
-    defer { sd_bus_flush_close_unref(session) }
+  /// Switches it on if it is off, without waiting for the answers:
+  /// `done` gets true when this call did, false when it was on, nil when
+  /// the session has no such switch or refused.
+  static func switchOn(on session: SessionBus, done: @escaping (Bool?) -> Void) {
     let properties = "org.freedesktop.DBus.Properties"
     let status = [DBus.Argument.string("org.a11y.Status"), .string("IsEnabled")]
-    let state = DBus.call(
-      session, "org.a11y.Bus", "/org/a11y/bus", properties, "Get", status, timeout: timeout,
-      reading: DBus.readVariant("b", DBus.readBool))
-    guard case .success(let on) = state else { return nil }
-    if on { return false }
-    let set = DBus.call(
-      session, "org.a11y.Bus", "/org/a11y/bus", properties, "Set", status + [.variant("b", .bool(true))],
-      timeout: timeout, reading: { _ in true })
-    guard case .success = set else { return nil }
-    return true
+    DBus.callAsync(session.bus, "org.a11y.Bus", "/org/a11y/bus", properties, "Get", status, timeout: timeout) {
+      state in
+      guard case .success(let reply) = state, let on = DBus.readVariant("b", DBus.readBool)(reply) else {
+        return done(nil)
+      }
+      if on { return done(false) }
+      DBus.callAsync(
+        session.bus, "org.a11y.Bus", "/org/a11y/bus", properties, "Set", status + [.variant("b", .bool(true))],
+        timeout: timeout
+      ) { set in
+        guard case .success = set else { return done(nil) }
+        done(true)
+      }
+    }
   }
 
   /// For each call, in microseconds: the launcher may be started on demand.

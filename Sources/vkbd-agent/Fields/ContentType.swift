@@ -8,6 +8,9 @@ import AgentProtocol
 /// the source keeps the last field it knew and says so.
 enum ContentType {
   /// Hint bits of zwp_text_input_v1 and v3 and of Clutter, which agree.
+  static let spellcheck: UInt32 = 0x2
+  static let autoCapitalization: UInt32 = 0x4
+  static let lowercase: UInt32 = 0x8
   static let hiddenText: UInt32 = 0x40
   static let sensitiveData: UInt32 = 0x80
   static let multiline: UInt32 = 0x200
@@ -52,5 +55,25 @@ enum ContentType {
     if role == .password || role == .pin { return role }
     if secret { return .password }
     return role ?? (hints & multiline != 0 ? .text : .entry)
+  }
+}
+
+extension FieldReport {
+  /// Takes what text-input's or Clutter's hints ask of the typing aids:
+  /// the auto-capitalization hint asks for capitals, the lowercase one
+  /// for none; the spellcheck hint asks for correction. No hint refuses
+  /// correction: a missing one says nothing (``FieldSources`` reads it
+  /// against the application's other fields).
+  mutating func takeTextInputHints(_ hints: UInt32) {
+    capitals =
+      hints & ContentType.lowercase != 0 ? false : hints & ContentType.autoCapitalization != 0 ? true : nil
+    correction = hints & ContentType.spellcheck != 0 ? true : nil
+  }
+
+  /// Takes what IBus's (GTK's) hints ask: spellcheck 1, no spellcheck 2,
+  /// lowercase 8, capitals at each sentence's start 64.
+  mutating func takeIBusHints(_ hints: UInt32) {
+    capitals = hints & 8 != 0 ? false : hints & 64 != 0 ? true : nil
+    correction = hints & 2 != 0 ? false : hints & 1 != 0 ? true : nil
   }
 }

@@ -25,6 +25,12 @@ import AgentProtocol
 /// a browser, a field that only IBus's free form tells of may be a password
 /// (Chromium gives its password fields that purpose): it is passed on as
 /// maybe secret until a source that reads the field's text tells of it.
+///
+/// A hint an application sets on some fields says something where it is
+/// missing: Chromium asks for capitals in a page's fields and asks nothing
+/// in one with `autocapitalize="off"`. Where a source told of a field of
+/// the focused window that asked for capitals (or correction), its field
+/// that asks nothing refuses them.
 final class FieldSources {
   let sources: [FieldSource]
   /// Takes the field whenever the one passed on changes, and at once the
@@ -33,9 +39,8 @@ final class FieldSources {
   var onField: (FieldReport) -> Void = { _ in } {
     didSet { passed.map(onField) }
   }
-  private var latest: [FieldReport?]
-  /// When each source's latest report came (a count of reports), 0: none yet.
-  private var told: [Int]
+  /// What each source told, by its place in ``sources``.
+  private var heard: [Heard]
   private var count = 0
   private var passed: FieldReport?
   /// The latest secret field a source told of, and which source told it;
@@ -47,17 +52,6 @@ final class FieldSources {
   /// The source whose field without text the worse ones are to read
   /// again, and when it told of it.
   private var rereading: (index: Int, told: Int)?
-  /// All sources' ``FieldSource/focusChanges`` when each told its latest
-  /// report (its own: ``focusWhenTold(_:)``); for each source's field, the
-  /// worse sources' focus change whose text it took,
-  /// and the one before its field began (the one whose text its field
-  /// before took, else where they were as it entered it); and whether each
-  /// source's latest report answers a request to read again.
-  private var lastSeen: [[Int?]]
-  private var matchedFocus: [[Int?]]
-  private var focusBeforeField: [[Int?]]
-  private var answersReread: [Bool]
-  private var askedToReread: [Bool]
   /// Asks for ``rereadWorse()`` ``rereadDelay`` from now, in place of a
   /// time asked before (the agent's loop's timer).
   var scheduleReread: () -> Void = {}
@@ -68,15 +62,47 @@ final class FieldSources {
   private var window: Int64?
   private var inBrowser = false
 
+  /// What a source told.
+  private struct Heard {
+    /// Its latest report, and when it came (a count of reports; 0: none yet).
+    var latest: FieldReport?
+    var told = 0
+    /// All sources' ``FieldSource/focusChanges`` when it told its latest
+    /// report (its own: ``focusWhenTold(_:)``); for its field, the worse
+    /// sources' focus change whose text it took, and the one before its
+    /// field began (the one whose text its field before took, else where
+    /// they were as it entered it).
+    var lastSeen: [Int?]
+    var matchedFocus: [Int?]
+    var focusBeforeField: [Int?]
+    /// Whether its latest report answers a request to read again, and
+    /// whether it was asked to.
+    var answersReread = false
+    var askedToReread = false
+    /// Whether it told of a field of the focused window asking for
+    /// capitals, and for correction.
+    var askedCapitals = false
+    var askedCorrection = false
+    /// Whether its latest report left a field it told without text (IBus's).
+    var leftFieldWithoutText = false
+    /// All sources' ``FieldSource/readsStarted`` when it last told a report
+    /// that makes what worse sources said before old (``isOvertaken(_:)``),
+    /// and the read its latest report answers (its
+    /// ``FieldSource/readAnswered``).
+    var readsWhenMadeOld: [Int]
+    var answered: Int?
+
+    init(sources: Int) {
+      readsWhenMadeOld = Array(repeating: 0, count: sources)
+      lastSeen = Array(repeating: nil, count: sources)
+      matchedFocus = lastSeen
+      focusBeforeField = lastSeen
+    }
+  }
+
   init(_ sources: [FieldSource]) {
     self.sources = sources
-    latest = Array(repeating: nil, count: sources.count)
-    told = Array(repeating: 0, count: sources.count)
-    lastSeen = Array(repeating: Array(repeating: nil, count: sources.count), count: sources.count)
-    matchedFocus = lastSeen
-    focusBeforeField = lastSeen
-    answersReread = Array(repeating: false, count: sources.count)
-    askedToReread = answersReread
+    heard = Array(repeating: Heard(sources: sources.count), count: sources.count)
     for (index, source) in sources.enumerated() {
       source.onField = { [unowned self] report in take(report, from: index) }
     }
@@ -87,30 +113,43 @@ final class FieldSources {
 
   func take(_ report: FieldReport, from index: Int) {
     count += 1
-    let previous = told[index]
+    let previous = heard[index].told
     let seen = sources.map(\.focusChanges)
-    if report.role != nil && latest[index]?.role == nil {
-      focusBeforeField[index] = zip(matchedFocus[index], lastSeen[index]).map { $0 ?? $1 }
-      matchedFocus[index] = Array(repeating: nil, count: sources.count)
+    if report.role != nil && heard[index].latest?.role == nil {
+      heard[index].focusBeforeField = zip(heard[index].matchedFocus, heard[index].lastSeen).map { $0 ?? $1 }
+      heard[index].matchedFocus = Array(repeating: nil, count: sources.count)
     }
-    lastSeen[index] = seen
-    answersReread[index] = askedToReread[index]
-    askedToReread[index] = false
-    latest[index] = report
-    told[index] = count
+    if report.role == nil, let left = heard[index].latest, left.role != nil {
+      heard[index].leftFieldWithoutText = left.before == nil && !left.isSecret
+    } else if report.role != nil {
+      heard[index].leftFieldWithoutText = false
+    }
+    if report.role == nil ? heard[index].leftFieldWithoutText : report.before != nil || report.isSecret {
+      heard[index].readsWhenMadeOld = sources.map(\.readsStarted)
+    }
+    heard[index].lastSeen = seen
+    heard[index].answered = sources[index].readAnswered
+    heard[index].answersReread = heard[index].askedToReread
+    heard[index].askedToReread = false
+    heard[index].latest = report
+    heard[index].told = count
+    if report.capitals == true { heard[index].askedCapitals = true }
+    if report.correction == true { heard[index].askedCorrection = true }
     // What worse sources said is old now; for a role without text, what
     // they said of a focus change after the one of this source's field
     // before (counting none: since its previous report) may be this very
     // field. A source that leaves its field takes the text read of it
     // along: the next source's report of the field before is old.
-    if report.role == nil, let reader, reader.index > index, told[reader.index] == reader.told {
-      latest[reader.index] = nil
+    if report.role == nil, let reader, reader.index > index, heard[reader.index].told == reader.told {
+      heard[reader.index].latest = nil
     }
     if report.role != nil {
       let keepsRecent = report.before == nil && !report.isSecret && previous != 0
-      for worse in latest.indices
-      where worse > index && !(keepsRecent && (movedOn(worse, sinceFieldBefore: index) ?? (told[worse] > previous))) {
-        latest[worse] = nil
+      for worse in heard.indices
+      where worse > index
+        && !(keepsRecent && (movedOn(worse, sinceFieldBefore: index) ?? (heard[worse].told > previous)))
+      {
+        heard[worse].latest = nil
       }
     }
     // A field without its text that no worse source has a report of (it
@@ -118,7 +157,7 @@ final class FieldSources {
     // if they still say nothing once they have had the time to hear of a
     // focus change (read at once, the field read would be the one left).
     if report.role != nil && report.before == nil && !report.isSecret
-      && latest.indices.contains(where: { $0 > index && latest[$0] == nil })
+      && heard.indices.contains(where: { $0 > index && heard[$0].latest == nil })
     {
       rereading = (index, count)
       scheduleReread()
@@ -128,16 +167,17 @@ final class FieldSources {
     } else if secret?.from == index {
       secret = nil
     }
+    if isOvertaken(index) { heard[index].latest = nil }
     pass()
   }
 
   /// The worse sources that still say nothing read the field again, if
   /// the source that told of it without its text told nothing since.
   func rereadWorse() {
-    guard let (index, when) = rereading, told[index] == when else { return }
+    guard let (index, when) = rereading, heard[index].told == when else { return }
     rereading = nil
-    for worse in latest.indices where worse > index && latest[worse] == nil {
-      askedToReread[worse] = true
+    for worse in heard.indices where worse > index && heard[worse].latest == nil {
+      heard[worse].askedToReread = true
       sources[worse].reread()
     }
   }
@@ -147,25 +187,39 @@ final class FieldSources {
   /// after the one of `better`'s field before (a late word of that field
   /// is not), or answers a request to read again.
   private func reads(_ worse: Int, fieldOf better: Int) -> Bool {
-    answersReread[worse] || movedOn(worse, sinceFieldBefore: better) ?? true
+    heard[worse].answersReread || movedOn(worse, sinceFieldBefore: better) ?? true
   }
 
   /// The focus changes `source` had counted when it told its latest report.
-  private func focusWhenTold(_ source: Int) -> Int? { lastSeen[source][source] }
+  private func focusWhenTold(_ source: Int) -> Int? { heard[source].lastSeen[source] }
 
   /// Whether `worse` told its latest report of a focus change after the
   /// one of `better`'s field before; nil where either cannot tell.
   private func movedOn(_ worse: Int, sinceFieldBefore better: Int) -> Bool? {
-    guard let now = focusWhenTold(worse), let before = focusBeforeField[better][worse] else { return nil }
+    guard let now = focusWhenTold(worse), let before = heard[better].focusBeforeField[worse] else { return nil }
     return now > before
+  }
+
+  /// Whether a better source overtook the latest report of `source`: it
+  /// told, after the read this report answers began, a report that makes
+  /// what worse sources said before old (AT-SPI's questions go on while
+  /// the agent does). Such a report is taken as if it had come first: old
+  /// once a better source told a field with its own text (or a secret), or
+  /// left a field without text (it was that field's text, or a late word
+  /// of the field before). A field without text may take it for its text
+  /// (``reads(_:fieldOf:)``), and one left with its own text leaves it
+  /// standing (another application's, which the better source cannot see).
+  private func isOvertaken(_ source: Int) -> Bool {
+    guard let answered = heard[source].answered else { return false }
+    return heard[..<source].contains { answered <= $0.readsWhenMadeOld[source] }
   }
 
   /// Whether `worse` tells of a field it moved to after the one whose text
   /// `better`'s field took: `better` has not heard of the move yet (AT-SPI
   /// may hear of a focus change before IBus).
   private func isAhead(_ worse: Int, of better: Int) -> Bool {
-    guard latest[worse]?.role != nil, !answersReread[worse], let now = focusWhenTold(worse),
-      let matched = matchedFocus[better][worse]
+    guard heard[worse].latest?.role != nil, !heard[worse].answersReread, let now = focusWhenTold(worse),
+      let matched = heard[better].matchedFocus[worse]
     else { return false }
     return now > matched
   }
@@ -173,7 +227,14 @@ final class FieldSources {
   /// Takes the window that has the focus: another window ends a secret,
   /// and whether it is a browser's decides what IBus's free form is.
   func focusMoved(to focus: FocusReport) {
-    if focus.window != window { secret = nil }
+    if focus.window != window {
+      secret = nil
+      for index in heard.indices {
+        heard[index].askedCapitals = false
+        heard[index].askedCorrection = false
+        heard[index].leftFieldWithoutText = false
+      }
+    }
     window = focus.window
     inBrowser = Self.isBrowser(focus)
     pass()
@@ -195,31 +256,36 @@ final class FieldSources {
   /// Passes on the field the sources' reports make, when it changed.
   private func pass() {
     guard count > 0 else { return }  // no source told of anything yet
-    var chosen = latest.firstIndex { $0?.role != nil }
-    if let better = chosen, let ahead = latest.indices.first(where: { $0 > better && isAhead($0, of: better) }) {
+    var chosen = heard.firstIndex { $0.latest?.role != nil }
+    if let better = chosen, let ahead = heard.indices.first(where: { $0 > better && isAhead($0, of: better) }) {
       chosen = ahead
     }
-    var report = chosen.flatMap { latest[$0] } ?? FieldReport(source: sources[0].name)
+    var report = chosen.flatMap { heard[$0].latest } ?? FieldReport(source: sources[0].name)
     reader = nil
     // A worse source that still counts and says secret wins: a field is a
     // password if anyone says so. A role without text (IBus's) takes the
     // text a worse source read since.
-    if let chosen, !report.isSecret, let secret = latest[(chosen + 1)...].first(where: { $0?.isSecret == true }) ?? nil
+    if let chosen, !report.isSecret,
+      let secret = heard[(chosen + 1)...].first(where: { $0.latest?.isSecret == true })?.latest
     {
       report = secret
     } else if let chosen, report.before == nil, !report.isSecret,
-      let index = latest.indices.first(where: { $0 > chosen && latest[$0]?.before != nil }),
-      let read = latest[index], !read.isSecret, reads(index, fieldOf: chosen)
+      let index = heard.indices.first(where: { $0 > chosen && heard[$0].latest?.before != nil }),
+      let read = heard[index].latest, !read.isSecret, reads(index, fieldOf: chosen)
     {
       report.before = read.before
       report.isFieldStart = read.isFieldStart
-      reader = (index, told[index])
-      matchedFocus[chosen][index] = focusWhenTold(index)
+      reader = (index, heard[index].told)
+      heard[chosen].matchedFocus[index] = focusWhenTold(index)
     }
     if let secret, !report.isSecret {
       report = secret.report
     } else if let chosen, inBrowser, sources[chosen].freeFormMayBeSecret, report.role == .text, report.before == nil {
       report.maybeSecret = true
+    }
+    if let chosen, report.role != nil, !report.isSecret {
+      if report.capitals == nil && heard[chosen].askedCapitals { report.capitals = false }
+      if report.correction == nil && heard[chosen].askedCorrection { report.correction = false }
     }
     guard report != passed else { return }
     passed = report

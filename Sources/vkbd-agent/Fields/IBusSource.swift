@@ -227,13 +227,15 @@ final class IBusSource: FieldSource, Reconnecting {
       }
       return
     }
-    report(FieldReport(source: name, role: role))
+    var field = FieldReport(source: name, role: role)
+    if !field.isSecret { field.takeIBusHints(type.hints) }
+    report(field, hints: type.hints)
   }
 
-  private func report(_ report: FieldReport) {
+  private func report(_ report: FieldReport, hints: UInt32 = 0) {
     guard report != lastReport else { return }
     lastReport = report
-    logger.debug("text field", metadata: ["role": "\(report.role?.rawValue ?? "none")"])
+    logger.debug("text field", metadata: ["role": "\(report.role?.rawValue ?? "none")", "hints": "\(hints)"])
     onField(report)
   }
 }

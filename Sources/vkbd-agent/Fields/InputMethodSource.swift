@@ -109,7 +109,9 @@ final class InputMethodSource: FieldSource, Reconnecting {
     guard state.active else { return FieldReport(source: source) }
     guard let role = ContentType.textInputV3(purpose: state.purpose, hints: state.hint) else { return .some(nil) }
     var report = FieldReport(source: source, role: role)
-    guard role != .password && role != .pin, let text = state.surrounding else { return report }
+    guard !report.isSecret else { return report }
+    report.takeTextInputHints(state.hint)
+    guard let text = state.surrounding else { return report }
     guard let before = FieldText.before(text, cursor: state.cursor) else { return .some(nil) }
     report.before = before
     report.isFieldStart = text.count < clippedText
@@ -131,8 +133,11 @@ final class InputMethodSource: FieldSource, Reconnecting {
       return
     }
     guard report != lastReport else { return }
-    if report.role != lastReport?.role {
-      logger.debug("text field", metadata: ["role": "\(report.role?.rawValue ?? "none")"])
+    if report.role != lastReport?.role || report.capitals != lastReport?.capitals
+      || report.correction != lastReport?.correction
+    {
+      logger.debug(
+        "text field", metadata: ["role": "\(report.role?.rawValue ?? "none")", "hints": "\(state.hint)"])
     }
     lastReport = report
     onField(report)

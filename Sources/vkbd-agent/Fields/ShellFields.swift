@@ -35,7 +35,9 @@ extension ShellBridge {
     }
     guard let role else { return .failure(.purpose) }
     var report = FieldReport(source: source, role: role)
-    guard role != .password && role != .pin, let before = field.before else { return .success(report) }
+    guard !report.isSecret else { return .success(report) }
+    if field.kind == "ibus" { report.takeIBusHints(field.hints) } else { report.takeTextInputHints(field.hints) }
+    guard let before = field.before else { return .success(report) }
     guard before.unicodeScalars.count <= AgentProtocol.maximumFieldText else { return .failure(.text) }
     report.before = before
     report.isFieldStart = field.isFieldStart
@@ -58,7 +60,9 @@ extension ShellBridge {
       }
     case .success(let report):
       guard report != lastField else { break }
-      if report.role != lastField?.role {
+      if report.role != lastField?.role || report.capitals != lastField?.capitals
+        || report.correction != lastField?.correction
+      {
         logger.debug(
           "text field",
           metadata: [

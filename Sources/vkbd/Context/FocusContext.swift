@@ -58,7 +58,11 @@ struct FocusContext {
   /// chooses the rule with the window, then its text before the cursor
   /// goes to the engine (``Engine/fieldReported(before:isFieldStart:)``).
   mutating func update(_ report: FieldReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
-    field = report.map { FieldReport(source: $0.source, role: $0.role, maybeSecret: $0.maybeSecret) }
+    field = report.map {
+      FieldReport(
+        source: $0.source, role: $0.role, maybeSecret: $0.maybeSecret, capitals: $0.capitals,
+        correction: $0.correction)
+    }
     if report?.role != nil { windowShowedFields = true }
     if report == nil { windowShowedFields = false }
     apply(rules: rules, global: global, to: engine)
@@ -78,6 +82,10 @@ struct FocusContext {
       wanted.autocorrect = false
       wanted.smartPunctuation = false
     }
+    // What the field asks for stands over the rules: a page's
+    // `autocapitalize="off"` or `spellcheck="false"` (vkbd-agent(1)).
+    if field?.capitals == false { wanted.autocapitalize = false }
+    if field?.correction == false { wanted.autocorrect = false }
     if engine.configuration != wanted { engine.configuration = wanted }
   }
 }

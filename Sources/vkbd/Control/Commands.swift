@@ -166,9 +166,11 @@ enum Report {
         }
       }
       lines.append("focus     \(app.isEmpty ? "(no app id)" : app)\(role ?? "")")
+      let refused = (focus.refused ?? []).map { "no \($0)" }.joined(separator: " and ")
       lines.append(
         "field     "
-          + (focus.fieldSource.map { "from \($0)" } ?? "from the app only (no input method or AT-SPI report)"))
+          + (focus.fieldSource.map { "from \($0)" } ?? "from the app only (no input method or AT-SPI report)")
+          + (refused.isEmpty ? "" : "; it asks for \(refused)"))
     } else {
       lines.append("focus     unknown: no session agent of \(users) reports")
     }

@@ -107,6 +107,8 @@ struct FocusStatus: Codable, Equatable {
   /// Where the field's role and text come from (`input-method`, `at-spi`);
   /// nil: from the app only.
   var fieldSource: String?
+  /// The typing aids the field refuses (`capitals`, `correction`).
+  var refused: [String]? = nil
   /// The rule in force, numbered as `vkbd apps` lists them; nil: the global settings.
   var rule: Int?
   var ruleOrigin: String?

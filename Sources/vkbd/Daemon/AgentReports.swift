@@ -146,6 +146,9 @@ extension Daemon {
       role: context.isFieldUnknown
         ? "unknown" : context.field?.maybeSecret == true ? "maybe-secret" : context.matched?.role?.rawValue,
       fieldSource: context.field?.source,
+      refused: context.field.map { field in
+        [("capitals", field.capitals), ("correction", field.correction)].filter { $0.1 == false }.map(\.0)
+      },
       rule: rule.map { $0.index + 1 },
       ruleOrigin: rule?.rule.origin, settings: rule?.rule.settings.description ?? "the global settings",
       seat: fromLogind ? "logind" : "session_users", activeUsers: users.map { UInt32($0) },

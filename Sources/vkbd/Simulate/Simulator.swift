@@ -136,7 +136,9 @@ struct Simulator {
       field.set(text)
       // What an agent reports: the last characters before the cursor.
       let (before, isWhole) = AgentProtocol.lastCharacters(Substring(field.textBeforeCursor))
-      let report = FieldReport(source: "simulate", role: context.field?.role, before: before, isFieldStart: isWhole)
+      var report = context.field ?? FieldReport(source: "simulate")
+      report.before = before
+      report.isFieldStart = isWhole
       context.update(report, rules: rules, global: global, engine: engine)
     case .desktopLayout(let names, let group):
       runTimers(before: clock)
