@@ -101,7 +101,9 @@ public struct FieldReport: AgentProtocolMessage {
   /// characters; nil when the source does not say.
   public var before: String?
   /// Whether `before` starts at the start of the field (it is all the text
-  /// before the cursor). On the wire `start`, only when true.
+  /// before the cursor), or of the cursor's paragraph where the application
+  /// sends only that (GTK's text views, Firefox's textareas): a sentence's
+  /// start either way. On the wire `start`, only when true.
   public var isFieldStart: Bool
   /// Whether the field may be secret for all the agent can tell: its only
   /// source gives every field of the application the same purpose (IBus's
