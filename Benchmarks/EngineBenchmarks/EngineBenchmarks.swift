@@ -130,7 +130,7 @@ final class Feeder {
       let text = String((0..<expansion).map { Array("abcdefghij klmnopqrstuvwxyz, ")[$0 % 29] })
       snippets = SnippetMatcher([Snippet(trigger: ";long", replace: text)])
     }
-    engine = Engine(layout: Self.layout, configuration: configuration, snippets: snippets)
+    engine = Engine(layout: Self.layout, configuration: configuration, snippets: snippets, world: .testing)
     var time: Int64 = 0
     for character in (expansion > 0 ? ";long" : Self.prose).unicodeScalars {
       guard let typing = Self.layout.typing(of: character) else { continue }

@@ -47,9 +47,8 @@ public final class Engine {
   /// The snippets, their matching and typing.
   let expander: Expander
   public var snippets: SnippetMatcher { expander.snippets }
-  /// The wall clock for date variables, in seconds since the epoch (key
-  /// events bring their own time).
-  public var wallClock: () -> Int64 = { Int64(time(nil)) }
+  /// The wall clock and randomness, as the host gives them.
+  public let world: EngineWorld
   /// Paused: a pure pass-through, with no typing aid and no snippet.
   public var isPaused = false {
     willSet { settle() }
@@ -90,8 +89,9 @@ public final class Engine {
   /// Makes an engine with nothing held.
   public init(
     layout: Layout, configuration: EngineConfiguration = EngineConfiguration(),
-    snippets: SnippetMatcher = SnippetMatcher([])
+    snippets: SnippetMatcher = SnippetMatcher([]), world: EngineWorld
   ) {
+    self.world = world
     self.layout = layout
     self.configuration = configuration
     expander = Expander(snippets: snippets, filesOff: configuration.snippetFilesOff)

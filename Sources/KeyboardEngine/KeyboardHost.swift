@@ -5,7 +5,7 @@ protocol KeyboardHost: AnyObject {
   var text: TextModel { get }
   var layout: Layout { get }
   var configuration: EngineConfiguration { get }
-  var wallClock: () -> Int64 { get }
+  var world: EngineWorld { get }
   /// The keymap's group and locks as the application has them.
   var keymapGroup: Int { get }
   var isNumLocked: Bool { get }

@@ -13,7 +13,7 @@ struct EngineDriver {
   var time = Instant.milliseconds(1000)
 
   init(layout: Layout = Layouts.us, configuration: EngineConfiguration = .allOff) {
-    engine = Engine(layout: layout, configuration: configuration)
+    engine = Engine(layout: layout, configuration: configuration, world: .testing)
   }
 
   init(engine: Engine) { self.engine = engine }
@@ -59,9 +59,10 @@ struct EngineDriver {
   }
 
   @Test func theTextIsDecodedOnlyWhenAnAidOrASnippetNeedsIt() {
-    let plain = Engine(layout: Layouts.us, configuration: .allOff)
+    let plain = Engine(layout: Layouts.us, configuration: .allOff, world: .testing)
     let withSnippet = Engine(
-      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Snippet(trigger: ";x", replace: "y")]))
+      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Snippet(trigger: ";x", replace: "y")]),
+      world: .testing)
     for engine in [plain, withSnippet] {
       var output = KeyOutput()
       for (code, value) in [(KEY_LEFTSHIFT, KeyValue.down), (KEY_H, .down), (KEY_H, .up), (KEY_LEFTSHIFT, .up)] {
@@ -170,14 +171,14 @@ struct EngineDriver {
   }
 
   @Test func aPlainKeystrokeAllocatesNothing() {
-    let engine = Engine(layout: Layouts.us, configuration: .allOff)
+    let engine = Engine(layout: Layouts.us, configuration: .allOff, world: .testing)
     let events = Self.typing([KEY_H, KEY_E, KEY_L, KEY_O, KEY_SPACE, KEY_LEFTSHIFT, KEY_W])
     #expect(Self.allocations(typing: events, on: engine) == 0)
     #expect(engine.text.isEmpty)  // nothing needs the text: the keys go out undecoded
   }
 
   @Test func typingWithEveryAidAllocatesNothing() {
-    let engine = Engine(layout: Layouts.de)
+    let engine = Engine(layout: Layouts.de, world: .testing)
     // "hi.  so" with a double-space period, an auto-capital, an undo, and a held Backspace.
     var events = Self.typing([
       KEY_H, KEY_I, KEY_DOT, KEY_SPACE, KEY_SPACE, KEY_S, KEY_O, KEY_SPACE, KEY_SPACE, KEY_BACKSPACE, KEY_A,
@@ -192,7 +193,7 @@ struct EngineDriver {
   }
 
   @Test func typingWithTenThousandSnippetsLoadedAllocatesNothing() {
-    let engine = Engine(layout: Layouts.us, snippets: randomSnippets(10_000))
+    let engine = Engine(layout: Layouts.us, snippets: randomSnippets(10_000), world: .testing)
     let events = Self.typing([KEY_H, KEY_E, KEY_L, KEY_L, KEY_O, KEY_SPACE, KEY_W, KEY_O, KEY_R, KEY_L, KEY_D])
     #expect(Self.allocations(typing: events, on: engine) == 0)
     #expect(engine.text.count > 0)
@@ -247,7 +248,7 @@ struct EngineDriver {
     before.tap(KEY_CAPSLOCK)
     #expect(
       before.emitted.map(\.code) == [UInt16(KEY_LEFTSHIFT), UInt16(KEY_A), UInt16(KEY_CAPSLOCK), UInt16(KEY_CAPSLOCK)])
-    var after = EngineDriver(engine: Engine(layout: Layouts.us, configuration: EngineConfiguration()))
+    var after = EngineDriver(engine: Engine(layout: Layouts.us, configuration: EngineConfiguration(), world: .testing))
     after.engine.takeOver(from: before.engine)
     #expect(after.emitted.isEmpty)
     #expect(after.engine.heldOutputKeys == [UInt16(KEY_A), UInt16(KEY_LEFTSHIFT)])
@@ -265,7 +266,7 @@ struct EngineDriver {
     var before = EngineDriver(configuration: EngineConfiguration())
     for key in [KEY_H, KEY_I, KEY_DOT, KEY_SPACE] { before.tap(key) }
     before.engine.isPaused = true
-    let after = Engine(layout: Layouts.us, configuration: EngineConfiguration())
+    let after = Engine(layout: Layouts.us, configuration: EngineConfiguration(), world: .testing)
     after.takeOver(from: before.engine)
     #expect(after.text.text == "hi. " && after.isPaused)
   }

@@ -62,7 +62,8 @@ import Testing
     var generator = SplitMix64(seed: UInt64(seed) &* 0x51_7CC1 &+ 1)
     let dialog = failure == .dialogCancelled || Bool.random(using: &generator)
     let engine = Engine(
-      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Self.snippet(dialog: dialog)]))
+      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([Self.snippet(dialog: dialog)]),
+      world: .testing)
     var asked: [SessionRequest] = []
     engine.onSessionCall = { request in
       asked.append(request)

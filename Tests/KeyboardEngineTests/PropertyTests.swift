@@ -76,7 +76,7 @@ struct RandomTyping {
 @Suite struct PropertyTests {
   @Test(arguments: 0..<200)
   func withEveryAidOffTheOutputIsTheInput(seed: Int) {
-    let engine = Engine(layout: Layouts.us, configuration: .allOff)
+    let engine = Engine(layout: Layouts.us, configuration: .allOff, world: .testing)
     var typing = RandomTyping(seed: UInt64(seed))
     var output = KeyOutput()
     var sent: [OutputKey] = []
@@ -97,7 +97,7 @@ struct RandomTyping {
 
   @Test(arguments: ["us", "de", "fr"], 0..<100)
   func withEveryAidOnNoKeyStaysHeldOnceAllAreReleased(layoutName: String, seed: Int) {
-    let engine = Engine(layout: Layouts.named(layoutName))
+    let engine = Engine(layout: Layouts.named(layoutName), world: .testing)
     var typing = RandomTyping(seed: UInt64(seed) &* 7919)
     _ = typing.type(on: engine, steps: 300)
     #expect(engine.heldOutputKeys.isEmpty, "\(layoutName) seed \(seed): held \(engine.heldOutputKeys)")
@@ -114,8 +114,8 @@ struct RandomTyping {
     let snippets = SnippetMatcher([
       Snippet(trigger: "as", replace: "[as]"), Snippet(trigger: "tea", replace: "T E A\n"),
     ])
-    let whole = Engine(layout: Layouts.named(layoutName), snippets: snippets)
-    let touchDown = Engine(layout: Layouts.named(layoutName), snippets: snippets)
+    let whole = Engine(layout: Layouts.named(layoutName), snippets: snippets, world: .testing)
+    let touchDown = Engine(layout: Layouts.named(layoutName), snippets: snippets, world: .testing)
     var typing = RandomTyping(seed: UInt64(seed) &* 104_729)
     var wholeOutput = KeyOutput()
     var touchDownOutput = KeyOutput()
@@ -155,7 +155,7 @@ struct RandomTyping {
     let snippets = SnippetMatcher([
       Snippet(trigger: "as", replace: "[as]"), Snippet(trigger: "tea", replace: "T E A\nand more text"),
     ])
-    let engine = Engine(layout: Layouts.named(layoutName), snippets: snippets)
+    let engine = Engine(layout: Layouts.named(layoutName), snippets: snippets, world: .testing)
     var typing = RandomTyping(seed: UInt64(seed) &* 6_700_417)
     var generator = SplitMix64(seed: UInt64(seed))
     let output = typing.type(on: engine, steps: 400) {
@@ -181,10 +181,10 @@ struct RandomTyping {
     let snippets = SnippetMatcher([Snippet(trigger: "qq", replace: "expanded")])
     var off = EngineConfiguration()
     off.enabled = false
-    let disabled = Engine(layout: Layouts.us, configuration: off, snippets: snippets)
+    let disabled = Engine(layout: Layouts.us, configuration: off, snippets: snippets, world: .testing)
     var noSnippets = EngineConfiguration()
     noSnippets.expandsSnippets = false
-    let aidsOnly = Engine(layout: Layouts.us, configuration: noSnippets, snippets: snippets)
+    let aidsOnly = Engine(layout: Layouts.us, configuration: noSnippets, snippets: snippets, world: .testing)
     for engine in [disabled, aidsOnly] {
       var output = KeyOutput()
       var sent: [OutputKey] = []

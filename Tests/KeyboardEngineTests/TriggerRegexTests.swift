@@ -1,4 +1,5 @@
 import CEvdev
+import TestSupport
 import Testing
 
 @testable import KeyboardEngine
@@ -176,7 +177,8 @@ import Testing
       SnippetVariable(
         name: "out", kind: .session(.shell(command: Template("date"), shell: nil, trim: true, debug: false)))
     ]
-    let engine = Engine(layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([snippet]))
+    let engine = Engine(
+      layout: Layouts.us, configuration: .allOff, snippets: SnippetMatcher([snippet]), world: .testing)
     let asks = SessionAsks()
     engine.onSessionCall = { request in
       asks.requests.append(request)
@@ -241,7 +243,7 @@ import Testing
     configuration.expansion.pasteShortcut = .ctrlShiftV
     let engine = Engine(
       layout: Layouts.us, configuration: configuration,
-      snippets: SnippetMatcher([Snippet(trigger: ";lg", replace: long)]))
+      snippets: SnippetMatcher([Snippet(trigger: ";lg", replace: long)]), world: .testing)
     let asks = SessionVariableTests.SessionAsks()
     engine.onSessionCall = { request in
       asks.requests.append(request)
@@ -320,7 +322,7 @@ import Testing
       Snippet(trigger: ";m", replace: "from mail", origin: "/u/match/mail.yml:2"),
     ])
     #expect(snippets.snippets.files == ["/u/match/base.yml", "/u/match/mail.yml"])
-    let engine = Engine(layout: Layouts.us, configuration: .allOff, snippets: snippets)
+    let engine = Engine(layout: Layouts.us, configuration: .allOff, snippets: snippets, world: .testing)
     var configuration = engine.configuration
     configuration.snippetFilesOff = ["/u/match/base.yml"]
     engine.configuration = configuration

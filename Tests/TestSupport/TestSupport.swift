@@ -1,3 +1,4 @@
+import Glibc
 import KeyboardEngine
 
 /// `count` snippets with random `;`-led triggers of 3 to 8 lowercase letters,
@@ -31,4 +32,9 @@ public func replayedEdits(
     for modifier in stroke.modifiers.reversed() { _ = decoder.feed(code: modifier, value: .up) }
   }
   return edits.filter { $0 != .none }
+}
+
+extension EngineWorld {
+  /// The tests' engines: the system's clock, and one seed always.
+  public static let testing = EngineWorld(wallClock: { Int64(time(nil)) }, randomSeed: { 0x5EED })
 }

@@ -1,6 +1,7 @@
 import AgentProtocol
 import Foundation
 import KeyboardEngine
+import TestSupport
 import Testing
 
 @testable import vkbd
@@ -218,7 +219,8 @@ import Testing
   static let global = EngineConfiguration()
 
   static func context() -> (FocusContext, AppRules, Engine) {
-    let engine = Engine(layout: Simulation.layout("us"), configuration: global, snippets: SnippetMatcher([]))
+    let engine = Engine(
+      layout: Simulation.layout("us"), configuration: global, snippets: SnippetMatcher([]), world: .testing)
     return (FocusContext(), AppRules(user: []), engine)
   }
 

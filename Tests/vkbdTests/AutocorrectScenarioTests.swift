@@ -1,6 +1,7 @@
 import Foundation
 import KeyboardEngine
 import SessionWork
+import TestSupport
 import Testing
 
 @testable import vkbd
@@ -82,7 +83,7 @@ import Testing
   /// The engine alone, with the dictionaries and `learned`: what `keys`
   /// type into an empty field, and the words taught on the way.
   static func engineTyping(_ keys: [UInt16], learned: Set<String>) -> (text: String, taught: [String]) {
-    let engine = Engine(layout: Simulation.layout("us"), configuration: EngineConfiguration())
+    let engine = Engine(layout: Simulation.layout("us"), configuration: EngineConfiguration(), world: .testing)
     engine.spelling = english
     engine.learnedWords = learned
     var taught: [String] = []
@@ -262,7 +263,8 @@ import Testing
     // A German noun in mid-sentence keeps its capital, also where the
     // dictionary has the word in lowercase too (grüße, the noun Grüße).
     #expect(try Self.typed("die Strasse ist ", spelling: Self.german, layout: "de") == "Die Straße ist ")
-    #expect(try Self.typed("viele Gruesse an die Fuesse ", spelling: Self.german, layout: "de") == "Viele Grüße an die Füße ")
+    #expect(
+      try Self.typed("viele Gruesse an die Fuesse ", spelling: Self.german, layout: "de") == "Viele Grüße an die Füße ")
   }
 
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {

@@ -230,7 +230,7 @@ import Testing
     var configuration = EngineConfiguration.allOff
     configuration.doubleSpacePeriod = true  // the engine decodes every key
     var simulator = Simulator(
-      engine: Engine(layout: layout, configuration: configuration, snippets: SnippetMatcher([])))
+      engine: Engine(layout: layout, configuration: configuration, snippets: SnippetMatcher([]), world: .testing))
     do {
       try simulator.run([(line: 1, step: .type(text))])
       simulator.finish()

@@ -2,6 +2,7 @@ import AgentProtocol
 import CEvdev
 import Foundation
 import KeyboardEngine
+import TestSupport
 import Testing
 
 @testable import vkbd
@@ -299,7 +300,7 @@ import Testing
     #expect(configuration.warnings.isEmpty)
     let matcher = SnippetMatcher(configuration.snippets)
     #expect(matcher.sharedTriggerCount == 1)
-    let engine = Engine(layout: Simulation.layout("us"), configuration: .allOff, snippets: matcher)
+    let engine = Engine(layout: Simulation.layout("us"), configuration: .allOff, snippets: matcher, world: .testing)
     var output = KeyOutput()
     for (time, code) in [(0, KeyCode.leftShift), (1, UInt16(KEY_SEMICOLON))] {
       engine.handle(KeyEvent(code: code, value: .down, time: .milliseconds(Int64(time))), into: &output)

@@ -26,7 +26,7 @@ extension Daemon {
     // The picker's index and the trie read the same table: each on a core.
     let indexing = BackgroundWork { SnippetSearch(table) }
     let snippets = SnippetMatcher(table)
-    let engine = Engine(layout: layout, configuration: joined.engine, snippets: snippets)
+    let engine = Engine(layout: layout, configuration: joined.engine, snippets: snippets, world: .system)
     engine.onNotice = { logger.warning("\($0)") }
     engine.prepareSearch(indexing.wait())
     logger.info(

@@ -10,7 +10,8 @@ extension Daemon {
   /// built at start, and the user's first key costs what the thousandth
   /// does. Nothing is written anywhere.
   static func warmUp(like engine: Engine) {
-    let scratch = Engine(layout: engine.layout, configuration: engine.configuration, snippets: engine.snippets)
+    let scratch = Engine(
+      layout: engine.layout, configuration: engine.configuration, snippets: engine.snippets, world: engine.world)
     var output = KeyOutput(capacity: 256)
     var time: Int64 = 0
     func key(_ code: Int32, _ value: KeyValue) {

@@ -215,7 +215,7 @@ struct SimulationResult {
     rules: AppRules = AppRules(user: []), spelling: Spelling? = nil, programs: Set<String> = [],
     showsPicker: Bool = true
   ) throws(ScriptError) {
-    let engine = Engine(layout: layout, configuration: configuration, snippets: snippets)
+    let engine = Engine(layout: layout, configuration: configuration, snippets: snippets, world: .system)
     engine.spelling = spelling
     engine.userPrograms = programs
     engine.onNotice = { printError($0.description) }
