@@ -83,8 +83,6 @@ final class FieldSources {
     /// capitals, and for correction.
     var askedCapitals = false
     var askedCorrection = false
-    /// Whether its latest report left a field it told without text (IBus's).
-    var leftFieldWithoutText = false
     /// All sources' ``FieldSource/readsStarted`` when it last told a report
     /// that makes what worse sources said before old (``isOvertaken(_:)``),
     /// and the read its latest report answers (its
@@ -119,12 +117,10 @@ final class FieldSources {
       heard[index].focusBeforeField = zip(heard[index].matchedFocus, heard[index].lastSeen).map { $0 ?? $1 }
       heard[index].matchedFocus = Array(repeating: nil, count: sources.count)
     }
-    if report.role == nil, let left = heard[index].latest, left.role != nil {
-      heard[index].leftFieldWithoutText = left.before == nil && !left.isSecret
-    } else if report.role != nil {
-      heard[index].leftFieldWithoutText = false
-    }
-    if report.role == nil ? heard[index].leftFieldWithoutText : report.before != nil || report.isSecret {
+    let left = heard[index].latest
+    let leavesFieldWithoutText =
+      report.role == nil && left?.role != nil && left?.before == nil && left?.isSecret == false
+    if leavesFieldWithoutText || (report.role != nil && (report.before != nil || report.isSecret)) {
       heard[index].readsWhenMadeOld = sources.map(\.readsStarted)
     }
     heard[index].lastSeen = seen
@@ -232,7 +228,6 @@ final class FieldSources {
       for index in heard.indices {
         heard[index].askedCapitals = false
         heard[index].askedCorrection = false
-        heard[index].leftFieldWithoutText = false
       }
     }
     window = focus.window
