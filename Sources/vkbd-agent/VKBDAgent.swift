@@ -157,7 +157,7 @@ struct VKBDAgent: ParsableCommand {
       fields.focusMoved(to: focus)
       if asksForAccessibility, let sessionBus, FieldSources.isBrowser(focus) {
         asksForAccessibility = false
-        AccessibilitySwitch.switchOn(on: sessionBus) { switched in
+        AccessibilitySwitch.switchOn(on: sessionBus, logger: logger) { switched in
           switch switched {
           case true?:
             logger.notice(

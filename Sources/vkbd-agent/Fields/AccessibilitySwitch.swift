@@ -1,4 +1,4 @@
-import CSystemd
+import Logging
 
 /// The session's switch for assistive technologies: `IsEnabled` of
 /// org.a11y.Status, which at-spi-bus-launcher keeps (GNOME as its
@@ -9,22 +9,17 @@ enum AccessibilitySwitch {
   /// Switches it on if it is off, without waiting for the answers:
   /// `done` gets true when this call did, false when it was on, nil when
   /// the session has no such switch or refused.
-  static func switchOn(on session: SessionBus, done: @escaping (Bool?) -> Void) {
+  static func switchOn(on session: SessionBus, logger: Logger, done: @escaping (Bool?) -> Void) {
     let properties = "org.freedesktop.DBus.Properties"
     let status = [DBus.Argument.string("org.a11y.Status"), .string("IsEnabled")]
-    DBus.callAsync(session.bus, "org.a11y.Bus", "/org/a11y/bus", properties, "Get", status, timeout: timeout) {
-      state in
-      guard case .success(let reply) = state, let on = DBus.readVariant("b", DBus.readBool)(reply) else {
-        return done(nil)
-      }
-      if on { return done(false) }
-      DBus.callAsync(
+    DBus.ask(
+      session.bus, "org.a11y.Bus", "/org/a11y/bus", properties, "Get", status, timeout: timeout, logger: logger,
+      reading: DBus.readVariant("b", DBus.readBool)
+    ) { on in
+      guard let on, !on else { return done(on.map { !$0 }) }
+      DBus.ask(
         session.bus, "org.a11y.Bus", "/org/a11y/bus", properties, "Set", status + [.variant("b", .bool(true))],
-        timeout: timeout
-      ) { set in
-        guard case .success = set else { return done(nil) }
-        done(true)
-      }
+        timeout: timeout, logger: logger, reading: { _ in true }, answer: done)
     }
   }
 

@@ -15,6 +15,14 @@ enum ContentType {
   static let sensitiveData: UInt32 = 0x80
   static let multiline: UInt32 = 0x200
 
+  /// IBus's hint bits (GTK's input hints).
+  enum IBusHint {
+    static let spellcheck: UInt32 = 1 << 0
+    static let noSpellcheck: UInt32 = 1 << 1
+    static let lowercase: UInt32 = 1 << 3
+    static let uppercaseSentences: UInt32 = 1 << 6
+  }
+
   /// zwp_text_input_v3's, which input-method-unstable-v2 passes on: normal,
   /// alpha, digits, number, phone, url, email, name, password, pin, date,
   /// time, datetime, terminal (0 to 13).
@@ -70,10 +78,14 @@ extension FieldReport {
     correction = hints & ContentType.spellcheck != 0 ? true : nil
   }
 
-  /// Takes what IBus's (GTK's) hints ask: spellcheck 1, no spellcheck 2,
-  /// lowercase 8, capitals at each sentence's start 64.
+  /// Takes what IBus's (GTK's) hints ask: spellcheck, no spellcheck,
+  /// lowercase, capitals at each sentence's start.
   mutating func takeIBusHints(_ hints: UInt32) {
-    capitals = hints & 8 != 0 ? false : hints & 64 != 0 ? true : nil
-    correction = hints & 2 != 0 ? false : hints & 1 != 0 ? true : nil
+    capitals =
+      hints & ContentType.IBusHint.lowercase != 0
+      ? false : hints & ContentType.IBusHint.uppercaseSentences != 0 ? true : nil
+    correction =
+      hints & ContentType.IBusHint.noSpellcheck != 0
+      ? false : hints & ContentType.IBusHint.spellcheck != 0 ? true : nil
   }
 }

@@ -59,9 +59,10 @@ struct FocusContext {
   /// goes to the engine (``Engine/fieldReported(before:isFieldStart:)``).
   mutating func update(_ report: FieldReport?, rules: AppRules, global: EngineConfiguration, engine: Engine) {
     field = report.map {
-      FieldReport(
-        source: $0.source, role: $0.role, maybeSecret: $0.maybeSecret, capitals: $0.capitals,
-        correction: $0.correction)
+      var kept = $0
+      kept.before = nil
+      kept.isFieldStart = false
+      return kept
     }
     if report?.role != nil { windowShowedFields = true }
     if report == nil { windowShowedFields = false }
