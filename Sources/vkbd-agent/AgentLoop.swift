@@ -82,6 +82,10 @@ protocol FieldSource: Pollable {
   /// the one its latest report answers; nil where a report tells what is.
   var readsStarted: Int { get }
   var readAnswered: Int? { get }
+  /// Whether it hears the desktop now: false while the bus it follows is
+  /// gone (IBus quit), and its word that no field has the focus says
+  /// nothing of the applications' fields.
+  var isConnected: Bool { get }
 }
 
 extension FieldSource {
@@ -90,6 +94,7 @@ extension FieldSource {
   var focusChanges: Int? { nil }
   var readsStarted: Int { 0 }
   var readAnswered: Int? { nil }
+  var isConnected: Bool { true }
 }
 
 /// Where the agent learns the desktop's keyboard layout and its group.

@@ -170,7 +170,16 @@ struct VKBDAgent: ParsableCommand {
       }
     }
     focusSource.onFocus = { settler.take($0) }
-    fields.onField = { [print] field in print ? printed(field) : daemon.report(field) }
+    fields.onField = { [print] field in
+      // What was passed on, never its text: which source, which role.
+      logger.debug(
+        "field passed on",
+        metadata: [
+          "source": "\(field.source)", "role": "\(field.role?.rawValue ?? "none")",
+          "text": "\(field.before == nil ? "no" : "yes")",
+        ])
+      print ? printed(field) : daemon.report(field)
+    }
     let layoutSource = openLayoutSource(environment, focusSource: focusSource, logger: logger)
     layoutSource?.onLayout = { [print] layout in
       var layout = layout

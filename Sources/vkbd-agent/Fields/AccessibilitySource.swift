@@ -138,6 +138,8 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     sd_bus_flush_close_unref(bus)
   }
 
+  var isConnected: Bool { bus != nil }
+
   var pollFD: Int32? {
     guard let bus else { return nil }
     return sd_bus_get_fd(bus)

@@ -26,6 +26,12 @@ import AgentProtocol
 /// (Chromium gives its password fields that purpose): it is passed on as
 /// maybe secret until a source that reads the field's text tells of it.
 ///
+/// A better source that told of a field of the focused window sees that
+/// window's fields: once it says that none has the focus, a worse one's
+/// field there is a late word of the field left (AT-SPI hears of a focus
+/// change after the input method, and a duplicate focus event may leave
+/// it on the field before), not a field it cannot see.
+///
 /// A hint an application sets on some fields says something where it is
 /// missing: Chromium asks for capitals in a page's fields and asks nothing
 /// in one with `autocapitalize="off"`. Where a source told of a field of
@@ -79,8 +85,9 @@ final class FieldSources {
     /// whether it was asked to.
     var answersReread = false
     var askedToReread = false
-    /// Whether it told of a field of the focused window asking for
-    /// capitals, and for correction.
+    /// Whether it told of a field of the focused window; of one asking
+    /// for capitals, and for correction.
+    var toldField = false
     var askedCapitals = false
     var askedCorrection = false
     /// All sources' ``FieldSource/readsStarted`` when it last told a report
@@ -129,6 +136,7 @@ final class FieldSources {
     heard[index].askedToReread = false
     heard[index].latest = report
     heard[index].told = count
+    if report.role != nil { heard[index].toldField = true }
     if report.capitals == true { heard[index].askedCapitals = true }
     if report.correction == true { heard[index].askedCorrection = true }
     // What worse sources said is old now; for a role without text, what
@@ -226,6 +234,7 @@ final class FieldSources {
     if focus.window != window {
       secret = nil
       for index in heard.indices {
+        heard[index].toldField = false
         heard[index].askedCapitals = false
         heard[index].askedCorrection = false
       }
@@ -252,6 +261,11 @@ final class FieldSources {
   private func pass() {
     guard count > 0 else { return }  // no source told of anything yet
     var chosen = heard.firstIndex { $0.latest?.role != nil }
+    // A source gone (IBus quit) sees no field until it tells of one again.
+    for index in heard.indices where !sources[index].isConnected { heard[index].toldField = false }
+    if let worse = chosen, window != nil, heard[..<worse].contains(where: { $0.toldField && $0.latest != nil }) {
+      chosen = nil  // a better source that sees this window's fields says none has the focus
+    }
     if let better = chosen, let ahead = heard.indices.first(where: { $0 > better && isAhead($0, of: better) }) {
       chosen = ahead
     }

@@ -48,6 +48,7 @@ final class IBusSource: FieldSource, Reconnecting {
   deinit { disconnect() }
 
   var pollFD: Int32? { bus.map { sd_bus_get_fd($0) } }
+  var isConnected: Bool { bus != nil }
 
   func beforeWait() {
     drain()
