@@ -32,14 +32,11 @@ spec = importlib.util.spec_from_file_location("make_hub", os.path.join(HERE, "ma
 make_hub = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(make_hub)
 
+sys.path.insert(0, os.path.dirname(HERE))
+from checks import Checks  # noqa: E402
+
 VKBD = os.path.abspath(sys.argv[1])
-failures = []
-
-
-def check(condition, what):
-    print(("ok    " if condition else "FAIL  ") + what)
-    if not condition:
-        failures.append(what)
+check = Checks()
 
 
 def zip_bytes(entries):
@@ -275,8 +272,7 @@ def main():
     finally:
         server.shutdown()
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{len(failures)} failed" if failures else "all passed")
-    return 1 if failures else 0
+    return check.summary("hub")
 
 
 def git(directory, *arguments, **keywords):

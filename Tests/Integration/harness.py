@@ -18,12 +18,13 @@ import os
 import signal
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.dirname(HERE))
 
 import vmlib  # noqa: E402
+from checks import Checks  # noqa: E402
 
 TIME_LIMIT = 240 * vmlib.SOAK  # seconds per test
 
@@ -73,29 +74,20 @@ def main():
     quiet_console()
     signal.signal(signal.SIGALRM, on_alarm)
     started = time.time()
-    passed = failed = 0
+    check = Checks()
     print("integration: kernel %s, vkbd %s, %s tests" % (
         os.uname().release, os.environ.get("VKBD_BIN"), os.environ.get("VKBD_GROUP", "main")), flush=True)
     global limit
     for name, function, limit in tests(pattern):
-        begin = time.time()
         signal.alarm(limit)
         try:
-            function()
-            signal.alarm(0)
-            passed += 1
-            print("PASS %s (%.1f s)" % (name, time.time() - begin), flush=True)
-        except BaseException as error:  # noqa: B036 - a test's failure of any kind is reported
-            signal.alarm(0)
-            failed += 1
-            print("FAIL %s (%.1f s): %s" % (name, time.time() - begin, str(error).splitlines()[0] if str(error)
-                                             else type(error).__name__), flush=True)
-            for line in traceback.format_exc().splitlines()[-12:]:
-                print("    " + line, flush=True)
+            check.run(name, function)
         finally:
+            signal.alarm(0)
             for line in vmlib.cleanup():
                 print("    " + line, flush=True)
-    print("integration: %d passed, %d failed in %d s" % (passed, failed, time.time() - started), flush=True)
+    print("integration: %d passed, %d failed in %d s" % (check.passed, len(check.failures), time.time() - started),
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import PLAIN, presses, started, wait_grabbed
+from vmlib.daemon import PLAIN, presses, started, wait_grabbed
 
 SOCKET = "/run/vkbd/control.sock"
 

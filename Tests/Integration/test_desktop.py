@@ -3,22 +3,17 @@ udevd, libinput and seatd, all in the VM; vkbd between a source keyboard and
 sway. FILE holds exactly what the application received."""
 
 import json
-import os
 import signal
-import subprocess
 import time
 
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import VIRTUAL, presses, started, wait_grabbed
+from vmlib.daemon import VIRTUAL, presses, started, wait_grabbed
+from vmlib.desktop import Desktop
 
 # In the boot of the tests that start a desktop session, beside the rest (vm.py).
 GROUP = "desktop"
-USER = 1000  # sway refuses root
-DESKTOP = "/tmp/desktop"
-FILE = os.path.join(DESKTOP, "typed.txt")
-
 # The keys of a German keyboard for the characters the test types:
 # (key, shift, altgr).
 GERMAN = {" ": (e.KEY_SPACE, False, False), "\n": (e.KEY_ENTER, False, False), ".": (e.KEY_DOT, False, False),
@@ -45,101 +40,6 @@ def type_german(source, text, gap=0.09):
         if shift:
             source.release(e.KEY_LEFTSHIFT)
         time.sleep(gap)
-
-
-def as_user(command, env):
-    return ["setpriv", "--reuid", str(USER), "--regid", str(USER), "--clear-groups", "env", "-i", *env, *command]
-
-
-class Desktop:
-    """udevd, seatd and sway (keyboard layout `layout`, and the other
-    `input` settings) with foot running `cat > FILE`, and the other
-    `programs` the sway config starts; it is up when every file of `ready`
-    exists."""
-
-    def __init__(self, layout="de", programs=(), ready=(FILE,), input=()):
-        self.processes = []
-        os.makedirs(DESKTOP + "/runtime", exist_ok=True)
-        # What an earlier desktop's programs wrote would pass for this one's.
-        for path in ready:
-            if os.path.exists(path):
-                os.remove(path)
-        for path in (DESKTOP, DESKTOP + "/runtime"):
-            os.chown(path, USER, USER)
-            os.chmod(path, 0o700)
-        with open(DESKTOP + "/sway.conf", "w") as config:
-            config.write("input * xkb_layout %s\n" % layout)
-            for setting in input:
-                config.write("input * %s\n" % setting)
-            config.write("exec foot -e sh -c 'cat > %s'\n" % FILE)
-            for program in programs:
-                config.write("exec %s\n" % program)
-        os.environ["SYSTEMD_IGNORE_CHROOT"] = "1"
-        subprocess.run(["/lib/systemd/systemd-udevd", "--daemon"], check=True)
-        subprocess.run(["udevadm", "trigger", "--action=add"], check=True)
-        subprocess.run(["udevadm", "settle", "--timeout=60"], check=True)
-        self.log = open(DESKTOP + "/desktop.log", "w")
-        self.start(["seatd", "-l", "info"])
-        deadline = time.time() + 30
-        while not os.path.exists("/run/seatd.sock"):
-            assert time.time() < deadline, "seatd did not start:\n" + open(DESKTOP + "/desktop.log").read()
-            time.sleep(0.1)
-        os.chown("/run/seatd.sock", USER, USER)  # (seatd -u/-g take names; uid 1000 may have none)
-        self.env = ["XDG_RUNTIME_DIR=%s/runtime" % DESKTOP, "HOME=" + DESKTOP, "PATH=/usr/bin:/bin",
-                    "WLR_BACKENDS=headless,libinput", "WLR_RENDERER=pixman", "LIBSEAT_BACKEND=seatd",
-                    "XDG_CONFIG_HOME=%s/config" % DESKTOP, "LANG=C.UTF-8"]
-        self.start(as_user(["sway", "-c", DESKTOP + "/sway.conf"], self.env))
-        deadline = time.time() + 240
-        while not all(os.path.exists(path) for path in ready):
-            assert time.time() < deadline, "the programs never started:\n" + open(DESKTOP + "/desktop.log").read()[-3000:]
-            time.sleep(0.5)
-        time.sleep(3)  # the windows mapped and focused
-
-    def start(self, command):
-        self.processes.append(subprocess.Popen(command, stdout=self.log, stderr=self.log))
-
-    def swaymsg(self, *arguments):
-        sockets = [name for name in os.listdir(DESKTOP + "/runtime") if name.startswith("sway-ipc")]
-        env = self.env + ["SWAYSOCK=%s/runtime/%s" % (DESKTOP, sockets[0])]
-        return subprocess.run(as_user(["swaymsg", *arguments], env), capture_output=True, text=True, timeout=60)
-
-    def client_env(self):
-        """The environment of a client of this sway: its Wayland display and
-        IPC socket."""
-        displays = [name for name in os.listdir(DESKTOP + "/runtime")
-                    if name.startswith("wayland-") and not name.endswith(".lock")]
-        sockets = [name for name in os.listdir(DESKTOP + "/runtime") if name.startswith("sway-ipc")]
-        return self.env + ["WAYLAND_DISPLAY=" + displays[0]] + ["SWAYSOCK=%s/runtime/%s" % (DESKTOP, name)
-                                                                 for name in sockets[:1]]
-
-    def pid_of(self, program):
-        """The pid of the process whose command line names `program`."""
-        for pid in os.listdir("/proc"):
-            if pid.isdigit():
-                try:
-                    command = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
-                except OSError:
-                    continue
-                if any(part.decode(errors="replace").endswith(program) for part in command):
-                    return int(pid)
-        raise AssertionError("no process runs " + program)
-
-    def lines(self):
-        with open(FILE, encoding="utf-8") as typed:
-            return typed.read().split("\n")
-
-    def close(self):
-        """Stops everything it started; again, it does nothing."""
-        if self.log.closed:
-            return
-        for process in reversed(self.processes):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        subprocess.run(["udevadm", "control", "--exit"])
-        self.log.close()
 
 
 def wait_for_lines(desktop, count, timeout=60):

@@ -5,7 +5,6 @@ device's own repeats pass through exactly."""
 
 import json
 import os
-import select
 import signal
 import subprocess
 import time
@@ -13,11 +12,10 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import PLAIN, presses, started, tap_through, wait_grabbed
+from vmlib.daemon import AIDS, PLAIN, capital_after, presses, started, tap_through, wait_grabbed
 
 KEYPAD_KEYS = [e.KEY_NUMLOCK, e.KEY_KPSLASH, e.KEY_KPASTERISK, e.KEY_KPMINUS, e.KEY_KPPLUS, e.KEY_KPENTER,
                e.KEY_KPDOT] + list(range(e.KEY_KP7, e.KEY_KP0 + 1))
-AIDS = "double_space_period: false\nmatches: []\n"  # automatic capitals on
 
 
 def devices_listed():
@@ -43,19 +41,6 @@ def is_grabbed(device):
         return True
     device.ungrab()
     return False
-
-
-def capital_after(source, reader, elsewhere):
-    """Types "done. " on `source`, runs `elsewhere`, then n: whether the n
-    went out with Shift."""
-    for code in (e.KEY_D, e.KEY_O, e.KEY_N, e.KEY_E, e.KEY_DOT, e.KEY_SPACE):
-        tap_through(source, reader, code)
-    elsewhere()
-    time.sleep(0.5)
-    before = len(reader.events)
-    source.tap(e.KEY_N)
-    after = reader.wait_for(lambda events: (e.KEY_N, 0) in presses(events[before:]))[before:]
-    return (e.KEY_LEFTSHIFT, 1) in presses(after)
 
 
 def test_a_keypad_is_read_not_grabbed_and_its_digit_ends_the_capital():

@@ -8,11 +8,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
 import vmlib
-from test_daemon import PLAIN, started, wait_grabbed
-from test_session import RawAgent, wait_status
+from vmlib.daemon import PLAIN, started, wait_grabbed
+from vmlib.desktop import RawAgent, wait_status
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -104,11 +103,4 @@ def test_doctor_is_green_when_all_is_well_and_names_each_failure():
         subprocess.run(["udevadm", "control", "--exit"])
         for directory in reversed(mounts):
             subprocess.run(["umount", directory])
-        # No udevd runs after this to forget what the rule wrote: a later
-        # device with the virtual keyboard's number would read VKBD_IGNORE=1.
-        for name in os.listdir("/run/udev/data") if os.path.isdir("/run/udev/data") else []:
-            path = os.path.join("/run/udev/data", name)
-            with open(path, errors="replace") as data:
-                marked = "VKBD_IGNORE=1" in data.read()
-            if marked:
-                os.unlink(path)
+        vmlib.forget_udevd()

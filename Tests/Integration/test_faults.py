@@ -10,7 +10,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import PLAIN, presses, started, tap_through, wait_grabbed
+from vmlib.daemon import PLAIN, presses, started, tap_through, wait_grabbed
 from xkb import Typist
 
 

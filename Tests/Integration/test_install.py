@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 
 import vmlib
-from test_daemon import PLAIN, VIRTUAL, started
+from vmlib.daemon import PLAIN, VIRTUAL, started
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

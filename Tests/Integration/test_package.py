@@ -10,7 +10,7 @@ import signal
 import subprocess
 
 import vmlib
-from test_daemon import PLAIN, VIRTUAL, started
+from vmlib.daemon import PLAIN, VIRTUAL, started
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEM = "/tmp/package-system"

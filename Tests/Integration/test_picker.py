@@ -14,14 +14,12 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import started, wait_grabbed
-from test_desktop import USER, as_user
-from test_session import (EDITOR_FILE, Process, agent_binary, desktop_with_editor, print_logs, type_us, wait_focus,
-                          wait_status, wait_text, x11_session)
+from vmlib.daemon import started, wait_grabbed
+from vmlib.desktop import (agent_binary, as_user, desktop_with_editor, EDITOR_FILE, print_logs, Process, type_us, USER,
+                           wait_focus, wait_status, wait_text, x11_session)
 
-# In the main boot, though it starts desktop sessions: the desktop boot is
-# the longer lane, and the picker's two minutes even the lanes out (vm.py).
-GROUP = "main"
+# In the boot of the tests that start a desktop session (vm.py).
+GROUP = "desktop"
 MATCHES = """matches:
   - replace: "no trigger here"
     label: "Hidden gem"

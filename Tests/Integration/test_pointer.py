@@ -15,8 +15,7 @@ import evdev
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import PLAIN, presses, started, tap_through, wait_grabbed
-from test_devices import AIDS, capital_after
+from vmlib.daemon import AIDS, PLAIN, capital_after, presses, started, tap_through, wait_grabbed
 
 POINTER = "vkbd virtual pointer"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

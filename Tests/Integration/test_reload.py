@@ -20,7 +20,7 @@ import threading
 import time
 
 import vmlib
-from test_daemon import wait_grabbed
+from vmlib.daemon import wait_grabbed
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Hub"))
 import hub_snapshot  # noqa: E402

@@ -9,135 +9,21 @@ import re
 import shutil
 import signal
 import subprocess
-import threading
 import time
 
 from evdev import ecodes as e
 
 import vmlib
-from test_daemon import started, tap_through, wait_grabbed
-from test_desktop import DESKTOP, FILE, USER, Desktop, as_user
+from vmlib.daemon import started, tap_through, wait_grabbed
+from vmlib.desktop import (agent_binary, as_user, DESKTOP, Desktop, desktop_with_editor, EDITOR_FILE, FILE, print_logs,
+                           Process, RawAgent, started_with_editor, status, type_us, USER, wait_focus, wait_status,
+                           wait_text, x11_session)
 
 # In the boot of the tests that start a desktop session, beside the rest (vm.py).
 GROUP = "desktop"
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-EDITOR_FILE = os.path.join(DESKTOP, "editor.txt")
-AGENT_SOCKET = "/run/vkbd/agent.sock"
 OTHER_USER = 1001
-
-# The keys of a US keyboard for the characters these tests type.
-US = {" ": e.KEY_SPACE, "\n": e.KEY_ENTER, ".": e.KEY_DOT, "-": e.KEY_MINUS}
-for letter in "abcdefghijklmnopqrstuvwxyz":
-    US[letter] = getattr(e, "KEY_" + letter.upper())
-
-
-def type_us(source, text, gap=0.09):
-    for character in text:
-        source.tap(US[character])
-        time.sleep(gap)
-
-
-def agent_binary():
-    return os.path.join(os.path.dirname(os.environ["VKBD_BIN"]), "vkbd-agent")
-
-
-def status():
-    result = subprocess.run([os.environ["VKBD_BIN"], "status", "--json"], capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result
-    return json.loads(result.stdout)
-
-
-def wait_status(condition, what, timeout=60):
-    """The daemon's status once `condition(status)` holds."""
-    deadline = time.time() + timeout
-    while True:
-        report = status()
-        if condition(report):
-            return report
-        assert time.time() < deadline, "%s never came; status: %s" % (what, json.dumps(report.get("focus")))
-        time.sleep(0.2)
-
-
-def wait_focus(app, timeout=60):
-    return wait_status(lambda report: report["focus"].get("app") == app, "the focus on %r" % app, timeout)
-
-
-class Process:
-    """A program whose output lines are collected in a thread."""
-
-    def __init__(self, command, stdin=False):
-        self.lines = []
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
-        threading.Thread(target=self._read, daemon=True).start()
-        vmlib._started.append(self)
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.append(line.rstrip("\n"))
-
-    def wait_line(self, condition, timeout=60):
-        deadline = time.time() + timeout
-        while True:
-            found = [line for line in list(self.lines) if condition(line)]
-            if found:
-                return found[0]
-            assert time.time() < deadline, "no such line within %d s; output:\n%s" % (timeout, "\n".join(self.lines[-30:]))
-            time.sleep(0.1)
-
-    def close(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-
-
-class RawAgent(Process):
-    """raw_agent.py as `uid`: an agent driven line by line."""
-
-    def __init__(self, uid):
-        command = ["/usr/bin/python3", os.path.join(HERE, "raw_agent.py"), AGENT_SOCKET]
-        if uid != 0:
-            command = ["setpriv", "--reuid", str(uid), "--regid", str(uid), "--clear-groups"] + command
-        super().__init__(command, stdin=True)
-
-    def send(self, **message):
-        self.process.stdin.write(json.dumps(dict(version=2, **message)) + "\n")
-        self.process.stdin.flush()
-
-    def sessions(self):
-        """The `active` of every session message so far."""
-        return [json.loads(line)["active"] for line in list(self.lines) if '"type":"session"' in line]
-
-
-def print_logs(agent, daemon=None):
-    """The end of the agent's log, and of the daemon's, for a failure."""
-    print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
-    if daemon is not None:
-        print("  the daemon's log:\n" + daemon.stderr_text()[-3000:])
-
-
-def desktop_with_editor():
-    """sway with foot and the GTK editor (editor.py), both up."""
-    return Desktop(layout="us", programs=["/usr/bin/python3 %s %s" % (os.path.join(HERE, "editor.py"), EDITOR_FILE)],
-                   ready=(FILE, EDITOR_FILE))
-
-
-def started_with_editor(config, source, stale):
-    """The daemon on `config` with `source` grabbed, and sway with foot and
-    the GTK editor; what an earlier test left at the paths of `stale` is gone."""
-    daemon, _ = started(config)
-    wait_grabbed(daemon, source.name)
-    desktop = desktop_with_editor()
-    for path in stale:
-        if os.path.exists(path):
-            os.remove(path)
-    return daemon, desktop
-
-
 def focused(report, app, rule_origin):
     focus = report["focus"]
     return focus.get("app") == app and focus.get("ruleOrigin") == rule_origin
@@ -500,16 +386,6 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
 FIELDS_FILE = os.path.join(DESKTOP, "fields")
 
 
-def wait_text(path, expected, timeout=60):
-    deadline = time.time() + timeout
-    while True:
-        text = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if text == expected:
-            return
-        assert time.time() < deadline, "%s holds %r, not %r" % (path, text, expected)
-        time.sleep(0.2)
-
-
 def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
     """The agent as sway's input method: the same keys give the raw keys in a
     password entry, the aided text in an entry and a text view (the empty
@@ -675,40 +551,6 @@ def focus_log(daemon):
     return seen
 
 
-def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
-    """A snippet with a shell variable typed into foot: the daemon, which
-    runs no program, asks the agent; the agent runs the command as the
-    session's user; the keys typed meanwhile arrive after the output, in
-    order."""
-    config = ('session_users: ["%d"]\n'
-              'matches:\n  - trigger: "qqsh"\n    replace: "{{out}}"\n    vars:\n'
-              '      - name: out\n        type: shell\n        params:\n'
-              '          cmd: "echo \\"  uid $(id -u) \\""\n' % USER)
-    with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config, log_level="debug")
-        wait_grabbed(daemon, source.name)
-        desktop = Desktop(layout="us")
-        agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
-        try:
-            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
-            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
-            wait_focus("foot")
-            type_us(source, "qqsh then\n", gap=0.03)
-            deadline = time.time() + 60
-            while desktop.lines()[:1] != ["uid %d then" % USER]:
-                assert time.time() < deadline, "foot received %r" % desktop.lines()
-                time.sleep(0.2)
-            print("  foot received %r" % desktop.lines()[0])
-            log = daemon.stderr_text() + "\n".join(agent.lines)
-            assert "uid %d" % USER not in log and "qqsh" not in log, "typed text or a program's output reached a log"
-        except AssertionError:
-            print_logs(agent)
-            raise
-        finally:
-            desktop.close()
-            daemon.stop()
-
-
 def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
     """A snippet with a form: the agent opens the dialog (a stand-in for
     zenity, a GTK window that waits for its answer) as a child its loop
@@ -766,131 +608,6 @@ def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
                     file.write("")
             desktop.close()
             daemon.stop()
-
-
-def expansion_of(trigger):
-    result = subprocess.run([os.environ["VKBD_BIN"], "expand", trigger], capture_output=True, text=True, timeout=60)
-    return result.stdout.rstrip("\n") if result.returncode == 0 else None
-
-
-def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
-    """A match file in the user's ~/.config/espanso/match/, which only the
-    user can read: the agent reads it as the user and sends it, the daemon
-    expands it in foot; the user edits it, without root, and the next
-    expansion is the new one."""
-    config_home = os.path.join(DESKTOP, "config")
-    match = os.path.join(config_home, "espanso", "match")
-    os.makedirs(match, exist_ok=True)
-    for path in (config_home, os.path.dirname(match), match):
-        os.chown(path, USER, USER)
-        os.chmod(path, 0o700)
-    base = os.path.join(match, "base.yml")
-
-    def write_as_user(text):
-        subprocess.run(["setpriv", "--reuid", str(USER), "--regid", str(USER), "--clear-groups", "sh", "-c",
-                        "cat > %s.tmp && mv %s.tmp %s" % (base, base, base)], input=text, text=True, check=True)
-
-    write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine first"\n')
-    with vmlib.SourceKeyboard() as source:
-        daemon, reader = started('session_users: ["%d"]\n' % USER)
-        wait_grabbed(daemon, source.name)
-        desktop = Desktop(layout="us")
-        environment = desktop.client_env() + ["XDG_CONFIG_HOME=" + config_home]
-        agent = Process(as_user([agent_binary(), "--log-level", "debug"], environment))
-        try:
-            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
-            deadline = time.time() + 60
-            while expansion_of("qqme") != "mine first":
-                assert time.time() < deadline, "the user's snippet never loaded"
-                time.sleep(0.2)
-            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
-            wait_focus("foot")
-            type_us(source, "qqme x\n")
-            write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine second"\n')
-            deadline = time.time() + 60
-            while expansion_of("qqme") != "mine second":
-                assert time.time() < deadline, "the edit never took effect"
-                time.sleep(0.2)
-            type_us(source, "qqme y\n")
-            deadline = time.time() + 60
-            while desktop.lines()[:2] != ["mine first x", "mine second y"]:
-                assert time.time() < deadline, "foot received %r" % desktop.lines()
-                time.sleep(0.2)
-            print("  foot received %r" % desktop.lines()[:2])
-            log = daemon.stderr_text() + "\n".join(agent.lines)
-            assert "mine" not in log, "a snippet's text reached a log"
-        except AssertionError:
-            print_logs(agent, daemon)
-            raise
-        finally:
-            desktop.close()
-            daemon.stop()
-            shutil.rmtree(os.path.dirname(match))  # the later tests' desktops share the config home
-
-
-def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
-    """A 2,000-character snippet into the GTK editor: the agent puts it in
-    the clipboard, the daemon types Ctrl+V, the editor receives it whole,
-    and the clipboard holds what it held before. The time from the trigger
-    to the whole text in the editor, beside typing 400 characters
-    (clipboard_threshold 0, bursts 50 ms apart) in the same boot: typed at
-    the default pace, sway under emulation cannot drain them with an input
-    method attached (the daemon writes every event), which is what pasting
-    is for."""
-    lines = "".join("line %04d of the long snippet, pasted whole.\n" % number for number in range(50))
-    # Three clipboard programs in a row take seconds on the emulated machine:
-    # the paste gets more than the 2 s it has by default.
-    base = 'session_users: ["%d"]\nautocapitalize: false\ndouble_space_period: false\n' % USER
-    timings = {}
-    # Typed, the bursts are 50 ms apart instead of 8: sway under emulation
-    # stalls for longer than two bursts take, its evdev buffer (64 events)
-    # overflows and libinput drops what it missed.
-    for mode, extra, length in (("pasted", "expansion:\n  variable_timeout_ms: 20000\n", 2000),
-                                ("typed", "clipboard_threshold: 0\nexpansion:\n  gap_ms: 50\n", 400)):
-        shown = lines[:length]
-        text = shown.replace("\n", "\\n")  # as YAML writes it between double quotes
-        snippet = 'matches:\n  - trigger: "qqlong"\n    replace: "%s"\n' % text
-        with vmlib.SourceKeyboard() as source:
-            daemon, reader = started(base + extra + snippet)
-            wait_grabbed(daemon, source.name)
-            desktop = desktop_with_editor()
-            agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
-            try:
-                wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent",
-                            timeout=90)
-                clipboard = as_user(["wl-paste", "--no-newline"], desktop.client_env())
-                subprocess.run(as_user(["wl-copy", "what the user copied"], desktop.client_env()), check=True,
-                               timeout=30)
-                assert desktop.swaymsg('[app_id="vkbd-test-editor"] focus').returncode == 0
-                wait_focus("vkbd-test-editor")
-                time.sleep(0.5)
-                began = time.time()
-                type_us(source, "qqlong", gap=0.03)
-                deadline = time.time() + 120
-                while (received := open(EDITOR_FILE, encoding="utf-8").read()) != shown:
-                    assert time.time() < deadline, "%s: the editor received %d characters, the first %d right" % (
-                        mode, len(received), len(os.path.commonprefix([received, shown])))
-                    time.sleep(0.05)
-                timings[mode] = (time.time() - began, length)
-                deadline = time.time() + 30
-                while True:
-                    held = subprocess.run(clipboard, capture_output=True, text=True, timeout=30).stdout
-                    if held == "what the user copied":
-                        break
-                    assert time.time() < deadline, "the clipboard holds %r" % held[:60]
-                    time.sleep(0.2)
-                log = daemon.stderr_text() + "\n".join(agent.lines)
-                assert "long snippet" not in log and "what the user copied" not in log, "text reached a log"
-            except AssertionError:
-                print_logs(agent, daemon)
-                raise
-            finally:
-                desktop.close()
-                daemon.stop()
-    rates = {mode: length / seconds for mode, (seconds, length) in timings.items()}
-    print("  from the trigger's first key to the whole text in the GTK editor: 2000 characters pasted in %.2f s "
-          "(%.0f a second), 400 typed in %.2f s (%.0f a second)" % (
-              timings["pasted"][0], rates["pasted"], timings["typed"][0], rates["typed"]))
 
 
 def test_the_gnome_and_kde_sources_carry_what_the_real_extension_and_script_sent():
@@ -967,27 +684,6 @@ apps:
         raise
     finally:
         daemon.stop()
-
-
-def x11_session(display, size, extra_env=()):
-    """Xvfb on :`display` (`size`, 24-bit) with Openbox, as the test user;
-    the environment of its clients."""
-    runtime = "/tmp/x11/runtime"
-    os.makedirs(runtime, exist_ok=True)
-    os.makedirs("/tmp/.X11-unix", exist_ok=True)
-    os.chmod("/tmp/.X11-unix", 0o1777)
-    for path in ("/tmp/x11", runtime):
-        os.chown(path, USER, USER)
-        os.chmod(path, 0o700)
-    env = ["DISPLAY=:%d" % display, "HOME=/tmp/x11", "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=" + runtime, *extra_env]
-    Process(as_user(["Xvfb", ":%d" % display, "-nolisten", "tcp", "-screen", "0", size + "x24"], env))
-    deadline = time.time() + 60
-    while not os.path.exists("/tmp/.X11-unix/X%d" % display):
-        assert time.time() < deadline, "Xvfb did not start"
-        time.sleep(0.2)
-    Process(as_user(["openbox", "--sm-disable"], env))
-    time.sleep(2)
-    return env
 
 
 def write_seat(active_session, uid):

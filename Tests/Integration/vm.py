@@ -214,9 +214,9 @@ def main():
                  if "def bench_" + options.pattern in open(os.path.join(HERE, module + ".py")).read()]
         boots = [(select, icount, options.vkbd, "main") for select, icount in boots]
     else:
-        # Two lanes of boots at once, each on a core of its own: most tests
-        # that start a desktop session (a third of the suite's time, under
-        # emulation); then the timing tests, whose clock counts instructions
+        # Two lanes of boots at once, each on a core of its own, of about
+        # the same length: most tests that start a desktop session (half
+        # the suite's time, under emulation); then the timing tests, whose clock counts instructions
         # (as the benchmarks') and which run the release build, as users do,
         # followed by the rest of the suite.
         lanes = [[("desktop", None, options.vkbd)],

@@ -387,6 +387,21 @@ def forget_udev_data(nodes):
                 os.unlink(database)
 
 
+def forget_udevd():
+    """What a udevd that a test ran leaves once it stopped: its control
+    socket, whose presence says udevd runs (vkbd would then wait for
+    udevd's device events, which never come, instead of the kernel's), and
+    its database of input devices, /run/udev/data/c13:N (a later device
+    with one of those numbers would read it: VKBD_IGNORE=1, the virtual
+    keyboard's mark, makes vkbd pass it over)."""
+    if os.path.exists("/run/udev/control"):
+        os.unlink("/run/udev/control")
+    directory = "/run/udev/data"
+    for name in os.listdir(directory) if os.path.isdir(directory) else []:
+        if name.startswith("c13:"):
+            os.unlink(os.path.join(directory, name))
+
+
 def start_probe(name, excluded="-", count=2000000000, ready=True, motion=False):
     """The project's C probe (Benchmarks/Latency/probe.c, built into
     $VKBD_LATENCY_TOOLS) reading the device `name` (its key events, or with
