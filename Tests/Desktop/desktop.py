@@ -62,64 +62,13 @@ BROWSER_FIELDS = [
 SECRET_ROLES = ("password", "pin")
 
 
-class PageServer:
-    """browser_fields.html on http://127.0.0.1, and the gates the page
-    waits at: /go/NAME before it focuses the field NAME (opened once the
-    agent told of the title that names it) and /next/NAME before it goes
-    on to the next field (opened once the field was reported, or given
-    up on). The page keeps the test's pace, whatever the machine's."""
-
-    def __init__(self):
-        import http.server
-        gates = self.gates = {}
-        lock = self.lock = threading.Lock()
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                if self.path.startswith(("/go/", "/next/")):
-                    with lock:
-                        gate = gates.setdefault(self.path, threading.Event())
-                    gate.wait(120)
-                    body, kind = b"", "text/plain"
-                else:
-                    body, kind = open(BROWSER_PAGE, "rb").read(), "text/html; charset=utf-8"
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Cache-Control", "no-store")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *arguments):
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = "http://127.0.0.1:%d/" % self.server.server_address[1]
-
-    def open(self, kind, field):
-        """Lets the page pass the gate `kind` ("go" or "next") of `field`."""
-        with self.lock:
-            self.gates.setdefault("/%s/%s" % (kind, field), threading.Event()).set()
-
-    def reset(self):
-        """Closes every gate again, for the next browser."""
-        with self.lock:
-            self.gates.clear()
-
-    def close(self):
-        for gate in list(self.gates.values()):
-            gate.set()
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def browsers(work, display, page):
-    """The browsers' names and command lines showing the page at `page`
-    (a URL), each with a profile of its own under `work`, on `display`
-    ("x11" or "wayland"; Chromium's input method on Wayland is a flag),
-    and the environment they add."""
+def browsers(work, display):
+    """The browsers' names and command lines showing the page, each with a
+    profile of its own under `work`, on `display` ("x11" or "wayland";
+    Chromium's input method on Wayland is a flag), and the environment
+    they add. The page names each field a third of a step before it gives
+    it the focus, for a step of 700 ms."""
+    page = "file://%s?step=700" % BROWSER_PAGE
     chromium = ["chromium", "--no-sandbox", "--no-first-run", "--password-store=basic", "--disable-gpu",
                 "--user-data-dir=" + os.path.join(work, "chromium"), "--ozone-platform=" + display,
                 "--force-renderer-accessibility", "--app=" + page]
@@ -136,74 +85,35 @@ def check_browsers(where, work, display, env, reports, log, check, give_focus=la
     (see browsers()): each field must be reported as check_browser says.
     `give_focus` is called each second until the browser's window has the
     focus (mutter gives a new window none without a click)."""
-    server = PageServer()
-    try:
-        for name, argv, extra in browsers(work, display, server.url):
-            server.reset()
-            browser = subprocess.Popen(argv, env=dict(env, **extra), stdout=log, stderr=log)
-            try:
-                deadline = time.time() + 60
-                while True:
-                    message = reports.next(1, lambda message: message.get("type") == "focus")
-                    if message is not None and "vkbd browser fields" in (message.get("title") or ""):
-                        break
-                    assert time.time() < deadline, "%s %s: its window did not get the focus" % (name, where)
-                    give_focus()
-                server.open("go", "page")
-                check_browser("%s %s" % (name, where), reports, server, check)
-            except AssertionError as error:
-                check(False, str(error))
-            finally:
-                browser.terminate()
-                browser.wait(timeout=30)
-    finally:
-        server.close()
+    for name, argv, extra in browsers(work, display):
+        browser = subprocess.Popen(argv, env=dict(env, **extra), stdout=log, stderr=log)
+        try:
+            deadline = time.time() + 60
+            while True:
+                message = reports.next(1, lambda message: message.get("type") == "focus")
+                if message is not None and "vkbd browser fields" in (message.get("title") or ""):
+                    break
+                assert time.time() < deadline, "%s %s: its window did not get the focus" % (name, where)
+                give_focus()
+            check_browser("%s %s" % (name, where), reports, check)
+        except AssertionError as error:
+            check(False, str(error))
+        finally:
+            browser.terminate()
+            browser.wait(timeout=30)
 
 
-def ends_right(standing, roles, before):
-    """Whether the report `standing` says one of `roles`, not maybe
-    secret, with a text that `before` ends with (none for None, none or
-    empty for "")."""
-    if standing is None or standing.get("role") not in roles or standing.get("maybe-secret", False):
-        return False
-    reported = browser_text(standing)
-    if before is None:
-        return reported is None
-    if before == "":
-        return reported in ("", None)
-    return bool(reported) and before.endswith(reported)
-
-
-def browser_text(message):
-    """The text before the caret a report gives; Firefox gives AT-SPI a
-    zero-width no-break space after a character beyond 16 bits."""
-    return None if message.get("before") is None else message["before"].replace("\ufeff", "")
-
-
-# How long a field's reports are heard once it was reported right (a
-# report of the wrong field after it is caught), and at most in all.
-SETTLE = 0.5
-FIELD_TIMEOUT = 10
-
-
-def browser_fields(reports, server, timeout):
+def browser_fields(reports, timeout):
     """The field reports of each field of the page, by the window's title
     as the agent reports it ("vkbd field NAME", Firefox's with its own name
     after), until the page says it is done: {field: (reports in its time,
-    the field as it stood at the end)}; None when the page did not finish.
-    The page focuses a field once its title was told, and goes on once the
-    field was reported right and SETTLE passed, or after FIELD_TIMEOUT."""
-    expected = {field: (roles, before) for field, roles, before in BROWSER_FIELDS}
+    the field as it stood at the end)}; None when the page did not finish."""
     fields, current, standing = {}, None, None
-    began = settled = None
     deadline = time.time() + timeout
-    while time.time() < deadline:
-        if current in expected and (settled and time.time() >= settled or time.time() >= began + FIELD_TIMEOUT):
-            server.open("next", current)
-            began = settled = float("inf")
-        message = reports.next(0.05)
+    while True:
+        message = reports.next(deadline - time.time())
         if message is None:
-            continue
+            return None
         if message.get("type") == "focus":
             title = message.get("title") or ""
             if title.startswith("vkbd field "):
@@ -213,24 +123,19 @@ def browser_fields(reports, server, timeout):
                 if current == "done":
                     return fields
                 fields[current] = ([], None)
-                began, settled = time.time(), None
-                server.open("go", current)
         elif message.get("type") == "field":
             standing = message
             if current is not None:
                 fields[current][0].append(message)
-                if settled is None and current in expected and ends_right(message, *expected[current]):
-                    settled = time.time() + SETTLE
-    return None
 
 
-def check_browser(name, reports, server, check, timeout=180):
+def check_browser(name, reports, check, timeout=90):
     """Checks the reports while a browser shows browser_fields.html: each
     field ends reported with one of its roles and its text; a secret one
     never with text nor as anything but secret (or no field), not even
     for a moment; no other one with a role or a text not its own (a
     secret's, or a maybe-secret, is the safe side and may pass)."""
-    fields = browser_fields(reports, server, timeout)
+    fields = browser_fields(reports, timeout)
     if fields is None:
         check(False, "%s: the page did not give each field the focus in time" % name)
         return
@@ -248,10 +153,22 @@ def check_browser(name, reports, server, check, timeout=180):
     for field, roles, before in BROWSER_FIELDS:
         seen, standing = fields.get(field, ([], None))
         summary = [(m.get("source"), m.get("role"), m.get("before"), m.get("maybe-secret", False)) for m in seen]
+        def text(message):
+            # Firefox gives AT-SPI a zero-width no-break space after a character beyond 16 bits.
+            return None if message.get("before") is None else message["before"].replace("\ufeff", "")
         def own(message):
-            reported = browser_text(message)
+            reported = text(message)
             return reported is None or (before is not None and before.endswith(reported))
-        ends = ends_right(standing, roles, before)
+        def ends_right():
+            if standing is None or standing.get("role") not in roles or standing.get("maybe-secret", False):
+                return False
+            reported = text(standing)
+            if before is None:
+                return reported is None
+            if before == "":
+                return reported in ("", None)
+            return bool(reported) and before.endswith(reported)
+        ends = ends_right()
         check(ends, "%s: the %s ends reported as %s%s (reports: %r; at the end %r)" % (
             name, field, " or ".join(map(str, roles)), ", with its text" if before else "", summary, standing))
         if roles[0] in SECRET_ROLES:

@@ -80,11 +80,12 @@ def main():
     global limit
     for name, function, limit in tests(pattern):
         signal.alarm(limit)
+        passed = False
         try:
-            check.run(name, function)
+            passed = check.run(name, function)
         finally:
             signal.alarm(0)
-            for line in vmlib.cleanup():
+            for line in vmlib.cleanup(failed=not passed):
                 print("    " + line, flush=True)
     print("integration: %d passed, %d failed in %d s" % (check.passed, len(check.failures), time.time() - started),
           flush=True)

@@ -10,7 +10,7 @@ import time
 import vmlib
 from vmlib.daemon import started, wait_grabbed
 from vmlib.desktop import (DESKTOP, EDITOR_FILE, USER, Desktop, Process, agent_binary, as_user, desktop_with_editor,
-                           print_logs, type_us, wait_focus, wait_status)
+                           type_us, wait_focus, wait_status)
 
 # In the main boot, though they start desktop sessions: their three
 # minutes even out the two lanes vm.py runs at once (each about eleven
@@ -44,9 +44,6 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
             print("  foot received %r" % desktop.lines()[0])
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "uid %d" % USER not in log and "qqsh" not in log, "typed text or a program's output reached a log"
-        except AssertionError:
-            print_logs(agent)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -103,9 +100,6 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
             print("  foot received %r" % desktop.lines()[:2])
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "mine" not in log, "a snippet's text reached a log"
-        except AssertionError:
-            print_logs(agent, daemon)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -165,9 +159,6 @@ def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
                     time.sleep(0.2)
                 log = daemon.stderr_text() + "\n".join(agent.lines)
                 assert "long snippet" not in log and "what the user copied" not in log, "text reached a log"
-            except AssertionError:
-                print_logs(agent, daemon)
-                raise
             finally:
                 desktop.close()
                 daemon.stop()

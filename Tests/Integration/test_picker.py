@@ -15,8 +15,8 @@ from evdev import ecodes as e
 
 import vmlib
 from vmlib.daemon import started, wait_grabbed
-from vmlib.desktop import (agent_binary, as_user, desktop_with_editor, EDITOR_FILE, print_logs, Process, type_us, USER,
-                           wait_focus, wait_status, wait_text, x11_session)
+from vmlib.desktop import (agent_binary, as_user, desktop_with_editor, EDITOR_FILE, Process, type_us, USER, wait_focus,
+                           wait_status, wait_text, x11_session)
 
 # In the boot of the tests that start a desktop session (vm.py).
 GROUP = "desktop"
@@ -177,9 +177,6 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "Hidden gem" not in log and "no trigger" not in log and "dollar" not in log, \
                 "a snippet reached a log"
-        except AssertionError:
-            print_logs(agent, daemon)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -231,9 +228,5 @@ def test_in_an_x11_session_the_picker_is_an_override_redirect_window_in_the_dark
             wait_status(lambda report: report["focus"].get("app") == "Xmessage", "the focus kept")
             print("  Xvfb and Openbox: an override-redirect vkbd-picker over the focused window, dark, "
                   "unmapped on Escape")
-        except AssertionError:
-            if agent is not None:
-                print_logs(agent, daemon)
-            raise
         finally:
             daemon.stop()

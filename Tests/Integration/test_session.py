@@ -15,9 +15,9 @@ from evdev import ecodes as e
 
 import vmlib
 from vmlib.daemon import started, tap_through, wait_grabbed
-from vmlib.desktop import (agent_binary, as_user, DESKTOP, Desktop, desktop_with_editor, EDITOR_FILE, FILE, print_logs,
-                           Process, RawAgent, started_with_editor, status, type_us, USER, wait_focus, wait_status,
-                           wait_text, x11_session)
+from vmlib.desktop import (agent_binary, as_user, DESKTOP, Desktop, desktop_with_editor, EDITOR_FILE, FILE, Process,
+                           RawAgent, started_with_editor, status, type_us, USER, wait_focus, wait_status, wait_text,
+                           x11_session)
 
 # In the boot of the tests that start a desktop session, beside the rest (vm.py).
 GROUP = "desktop"
@@ -89,10 +89,6 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             assert agent.process.wait(timeout=30) == 0, agent.lines
             assert "the Wayland compositor closed" in "\n".join(agent.lines), agent.lines
             print("  %.0f s with the desktop's start" % (time.time() - began))
-        except AssertionError:
-            if agent is not None:
-                print_logs(agent, daemon)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -180,10 +176,6 @@ def test_in_sway_autocorrect_fixes_the_gtk_editor_and_leaves_foot_alone():
             print("  foot received %r, the GTK editor %r" % (desktop.lines()[0], open(EDITOR_FILE).read()))
             log = daemon.stderr_text() + "\n".join(agent.lines)
             assert "wrold" not in log and "hte" not in log, "a typed word reached a log"
-        except AssertionError:
-            if agent is not None:
-                print_logs(agent, daemon)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -374,10 +366,6 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
             assert json.loads(waybar.wait_line(lambda line: '"stopped"' in line))["class"] == "stopped"
             log = "\n".join(agent.lines)
             assert "no notification shown" not in log, log
-        except AssertionError:
-            if agent is not None:
-                print_logs(agent, daemon)
-            raise
         finally:
             desktop.close()
             daemon.stop()
@@ -465,7 +453,6 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
         except AssertionError:
             if agent is None:
                 raise
-            print_logs(agent)
             for query in ("get_seats", "get_tree"):
                 print("  swaymsg -t %s:\n%s" % (query, desktop.swaymsg("-t", query).stdout[-3000:]))
             print(open(DESKTOP + "/desktop.log").read()[-3000:])
@@ -572,7 +559,7 @@ def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
         os.chmod(os.path.join(bin_directory, "zenity"), 0o755)
         env = [entry.replace("PATH=", "PATH=%s:" % bin_directory, 1) if entry.startswith("PATH=") else entry
                for entry in desktop.client_env()]
-        agent = Process(as_user([agent_binary(), "--log-level", "debug"], env))
+        Process(as_user([agent_binary(), "--log-level", "debug"], env))
         try:
             wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
             assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
@@ -599,9 +586,6 @@ def test_in_sway_the_agent_reports_the_focus_while_a_form_dialog_is_open():
                 assert time.time() < deadline, "foot received %r" % desktop.lines()
                 time.sleep(0.2)
             print("  foot received %r" % desktop.lines()[0])
-        except AssertionError:
-            print_logs(agent, daemon)
-            raise
         finally:
             if not os.path.exists(answer):
                 with open(answer, "w") as file:
@@ -678,10 +662,6 @@ apps:
         print("  Xvfb and Openbox: WM_CLASS instance matched rule 1, the title \"Secret plan\" rule 2, "
               "and back to rule 1 on activation")
         assert "Secret" not in daemon.stderr_text() and "Secret" not in "\n".join(agent.lines)
-    except AssertionError:
-        if agent is not None:
-            print_logs(agent, daemon)
-        raise
     finally:
         daemon.stop()
 

@@ -237,6 +237,10 @@ class Daemon:
         with open(self.log_path, errors="replace") as log:
             return log.read()
 
+    def failure_log(self):
+        """The end of its log, for a failed test."""
+        return ["the daemon's log, its end:"] + self.stderr_text()[-3000:].splitlines()
+
     def wait_ready(self, timeout=90):
         """Waits for the daemon's "ready" line (virtual keyboard up, devices taken)."""
         deadline = time.time() + timeout
@@ -446,9 +450,15 @@ def qmp_type(qcodes, gap_ms=60):
                 delay_ms=gap_ms)
 
 
-def cleanup():
-    """Stops what the last test started; returns what it had to clean up."""
+def cleanup(failed=False):
+    """Stops what the last test started; returns the lines to print: what
+    it had to clean up, and after a failure the end of the log of each
+    program it started (the agent's, the daemon's)."""
     notes = []
+    if failed:
+        for thing in _started:
+            if hasattr(thing, "failure_log"):
+                notes += thing.failure_log()
     while _started:
         thing = _started.pop()
         if isinstance(thing, Daemon) and thing.process.poll() is None:

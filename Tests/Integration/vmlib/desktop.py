@@ -156,10 +156,14 @@ def wait_focus(app, timeout=60):
 
 
 class Process:
-    """A program whose output lines are collected in a thread."""
+    """A program whose output lines are collected in a thread; the end of
+    them is printed if the test fails."""
 
     def __init__(self, command, stdin=False):
         self.lines = []
+        # The program's name, after what runs it as the user (as_user).
+        program = command[command.index("-i") + 1:] if "env" in command and "-i" in command else command
+        self.name = os.path.basename(next((part for part in program if "=" not in part), command[0]))
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         stdin=subprocess.PIPE if stdin else subprocess.DEVNULL)
         threading.Thread(target=self._read, daemon=True).start()
@@ -177,6 +181,9 @@ class Process:
                 return found[0]
             assert time.time() < deadline, "no such line within %d s; output:\n%s" % (timeout, "\n".join(self.lines[-30:]))
             time.sleep(0.1)
+
+    def failure_log(self):
+        return ["%s's output, its end:" % self.name] + self.lines[-30:] if self.lines else []
 
     def close(self):
         if self.process.poll() is None:
@@ -203,13 +210,6 @@ class RawAgent(Process):
     def sessions(self):
         """The `active` of every session message so far."""
         return [json.loads(line)["active"] for line in list(self.lines) if '"type":"session"' in line]
-
-
-def print_logs(agent, daemon=None):
-    """The end of the agent's log, and of the daemon's, for a failure."""
-    print("  the agent's log:\n" + "".join("    %s\n" % line for line in agent.lines[-30:]))
-    if daemon is not None:
-        print("  the daemon's log:\n" + daemon.stderr_text()[-3000:])
 
 
 def desktop_with_editor():
