@@ -40,7 +40,11 @@ RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-d
 	libxcb1 libxcb-xkb1 libpangocairo-1.0-0 libcairo2 libhunspell-1.7-0 hunspell-en-us libcurl4 libarchive13 libnettle8 \
 	$(AGENT_PACKAGES)
 
-.PHONY: all frequencies release completions desktop desktop-test run check unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+# The three programs in the debug build (a plain `swift build` builds
+# swift-argument-parser's plugin tools too).
+DEBUG_PROGRAMS = for product in vkbd vkbd-agent vkbd-fetch; do $(SWIFT) build --product $$product || exit 1; done
+
+.PHONY: all frequencies release completions desktop desktop-test run check build-tests unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -106,11 +110,16 @@ desktop:
 run: run-deps release
 	.build/release/vkbd run
 
-# Every suite: unit tests (Swift Testing), then the real-kernel suite in a VM.
-check: build-deps unit-tests quality hub-test install-test package-test fuzz-quick desktop-test vm-tests
+# Every suite, the VM's boots beside the native ones (scripts/check): unit
+# tests (Swift Testing), autocorrect's quality, the hub, make install, the
+# real desktops, the package, libFuzzer, and the real-kernel suite in a VM.
+check: build-deps frequencies vm-tools
+	MAKE="$(MAKE)" ./scripts/check
 
-unit-tests: build-deps frequencies
+build-tests: build-deps frequencies
 	$(SWIFT) build --build-tests
+
+unit-tests: build-tests
 	$(SWIFT) test
 
 # Autocorrect on text nobody here wrote (Benchmarks/quality.py): codespell's
@@ -166,7 +175,7 @@ soak: fuzz
 # tools that read each file.
 install-test: build-deps
 	@./scripts/install-packages desktop-file-utils nodejs
-	$(SWIFT) build
+	$(DEBUG_PROGRAMS)
 	./scripts/install-test
 
 # vkbd_VERSION_ARCH.deb in .build/deb (scripts/make-deb), from the release build.
@@ -175,24 +184,26 @@ deb: build-deps release
 	./scripts/make-deb
 
 # The package, and one of an older version to upgrade from (in
-# .build/deb/older), both checked by lintian with no error or warning; the VM
+# .build/deb/older), gzip-compressed (faster to build and to unpack under
+# emulation than xz, which `make deb` takes), both checked by lintian with no error or warning; the VM
 # suite installs, upgrades, removes and purges them (test_package.py).
 package-test: build-deps release
 	@./scripts/install-packages dpkg-dev lintian
 	rm -rf .build/deb/older
-	DEB_VERSION=0.0.9-1 ./scripts/make-deb
+	DEB_VERSION=0.0.9-1 DEB_COMPRESSION=gzip ./scripts/make-deb
 	mkdir -p .build/deb/older && mv .build/deb/vkbd_0.0.9-1_*.deb .build/deb/older/
-	./scripts/make-deb
+	DEB_COMPRESSION=gzip ./scripts/make-deb
 	lintian --fail-on error,warning --pedantic .build/deb/vkbd_*.deb .build/deb/older/vkbd_*.deb
 
 # The integration suite: boots a Debian kernel in QEMU in two lanes at once,
 # one VM a core, and runs Tests/Integration: the desktop sessions' tests in
 # one lane; in the other the timing tests (their clock counts instructions)
-# against the release build, then the rest of the suite against the debug
-# build (see Tests/Integration/README.md).
+# against the release build, the package's, then the rest of the suite
+# against the debug build (see Tests/Integration/README.md). make check
+# starts these boots apart (scripts/check).
 # VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools release
-	$(SWIFT) build
+	$(DEBUG_PROGRAMS)
 	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --release .build/release/vkbd \
 		--tools .build-bench/latency $(VM_ARGS)
 
