@@ -44,7 +44,7 @@ RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-d
 # swift-argument-parser's plugin tools too).
 DEBUG_PROGRAMS = for product in vkbd vkbd-agent vkbd-fetch; do $(SWIFT) build --product $$product || exit 1; done
 
-.PHONY: all frequencies release completions desktop desktop-test run check build-tests unit-tests quality hub-test install-test package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all frequencies release completions desktop desktop-test run check build-tests unit-tests quality hub-test install-test test-packages package-lint package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
 
 all: release completions desktop
 
@@ -110,9 +110,10 @@ desktop:
 run: run-deps release
 	.build/release/vkbd run
 
-# Every suite, the VM's boots beside the native ones (scripts/check): unit
-# tests (Swift Testing), autocorrect's quality, the hub, make install, the
-# real desktops, the package, libFuzzer, and the real-kernel suite in a VM.
+# Every suite (scripts/check): the real desktops, the unit tests (Swift
+# Testing), the release build and its packages, then the real-kernel suite
+# in a VM with, beside it at the lowest priority, autocorrect's quality,
+# the hub, make install, lintian and libFuzzer.
 check: build-deps frequencies vm-tools
 	MAKE="$(MAKE)" ./scripts/check
 
@@ -185,22 +186,27 @@ deb: build-deps release
 
 # The package, and one of an older version to upgrade from (in
 # .build/deb/older), gzip-compressed (faster to build and to unpack under
-# emulation than xz, which `make deb` takes), both checked by lintian with no error or warning; the VM
-# suite installs, upgrades, removes and purges them (test_package.py).
-package-test: build-deps release
-	@./scripts/install-packages dpkg-dev lintian
+# emulation than xz, which `make deb` takes); both checked by lintian with
+# no error or warning (package-lint). The VM suite installs, upgrades,
+# removes and purges them (test_package.py).
+test-packages: build-deps release
+	@./scripts/install-packages dpkg-dev
 	rm -rf .build/deb/older
 	DEB_VERSION=0.0.9-1 DEB_COMPRESSION=gzip ./scripts/make-deb
 	mkdir -p .build/deb/older && mv .build/deb/vkbd_0.0.9-1_*.deb .build/deb/older/
 	DEB_COMPRESSION=gzip ./scripts/make-deb
+
+package-lint:
+	@./scripts/install-packages lintian
 	lintian --fail-on error,warning --pedantic .build/deb/vkbd_*.deb .build/deb/older/vkbd_*.deb
+
+package-test: test-packages package-lint
 
 # The integration suite: boots a Debian kernel in QEMU in two lanes at once,
 # one VM a core, and runs Tests/Integration: the desktop sessions' tests in
 # one lane; in the other the timing tests (their clock counts instructions)
 # against the release build, the package's, then the rest of the suite
-# against the debug build (see Tests/Integration/README.md). make check
-# starts these boots apart (scripts/check).
+# against the debug build (see Tests/Integration/README.md).
 # VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools release
 	$(DEBUG_PROGRAMS)

@@ -6,8 +6,8 @@ runner reads: `integration: N passed, M failed in S s`.
     harness.py [PATTERN]   only tests whose name contains PATTERN
 
 A module's tests run in the boot of its GROUP ($VKBD_GROUP): "main" (the
-default), "desktop" (the tests that start a desktop session), "timing",
-the boot whose clock counts instructions (vm.py), or "package". A
+default), "desktop" (the tests that start a desktop session), or "timing",
+the boot whose clock counts instructions (vm.py). A
 module may give its tests a TIME_LIMIT of their own."""
 
 import fcntl

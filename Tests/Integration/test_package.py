@@ -12,7 +12,6 @@ import subprocess
 import vmlib
 from vmlib.daemon import PLAIN, VIRTUAL, started
 
-GROUP = "package"  # a boot of its own: make check starts it once the packages are built
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SYSTEM = "/tmp/package-system"
 

@@ -5,7 +5,7 @@ Tests/Integration/harness.py inside, and carries out the QMP commands the
 guest tests ask for (`@@QMP {...}` lines on the serial console), so that they
 can drive the VM's i8042 keyboard.
 
-    vm.py [--vkbd PATH] [--release PATH] [--groups G,G] [--timeout SECONDS] [-k PATTERN]
+    vm.py [--vkbd PATH] [--timeout SECONDS] [-k PATTERN]
 
 Exits 0 when every selected test passed."""
 
@@ -29,7 +29,6 @@ PACKAGES = ["qemu-system-x86", "busybox-static", "cpio", "python3-evdev", "evtes
             "util-linux", "xz-utils", "libinput-tools", "udev", "sway", "seatd", "foot", "fonts-dejavu-core",
             "interception-tools", "ydotool", "python3-gi", "gir1.2-gtk-3.0", "dbus", "xvfb", "openbox", "xdotool",
             "x11-utils", "x11-apps", "grim", "mako-notifier"]
-GROUPS = ["desktop", "timing", "package", "main"]
 MODULES = ["virtio_ring", "virtio", "virtio_pci_modern_dev", "virtio_pci_legacy_dev", "virtio_pci", "netfs",
            "fscache", "9pnet", "9pnet_virtio", "9p", "evdev", "uinput", "overlay"]
 
@@ -194,14 +193,9 @@ def main():
     parser.add_argument("--tools", help="the project's C tools (probe, source, floor), for the tests that use them")
     parser.add_argument("--bench", action="store_true", help="run the benchmarks (bench_*.py) instead of the tests")
     parser.add_argument("--soak", type=int, default=1, help="repeat the load of the fault tests this many times")
-    parser.add_argument("--groups", default=",".join(GROUPS),
-                        help="the boots to run, of %s (make check starts them apart)" % ", ".join(GROUPS))
     options = parser.parse_args()
     if not re.fullmatch(r"[A-Za-z0-9_]*", options.pattern):
         sys.exit("vm: -k takes letters, digits and _")
-    groups = options.groups.split(",")
-    if not set(groups) <= set(GROUPS):
-        sys.exit("vm: --groups takes %s" % ", ".join(GROUPS))
     started = time.time()
     run([os.path.join(REPO, "scripts", "install-packages"), *PACKAGES])
     os.makedirs(CACHE, exist_ok=True)
@@ -222,15 +216,13 @@ def main():
     else:
         # Two lanes of boots at once, each on a core of its own, of about
         # the same length: most tests that start a desktop session (half
-        # the suite's time, under emulation); then the timing tests, whose
-        # clock counts instructions (as the benchmarks') and which run the
-        # release build, as users do, the package's test, and the rest of
-        # the suite.
+        # the suite's time, under emulation); then the timing tests, whose clock counts instructions
+        # (as the benchmarks') and which run the release build, as users do,
+        # followed by the rest of the suite.
         lanes = [[("desktop", None, options.vkbd)],
-                 [("timing", "shift=0,sleep=off", options.release), ("package", None, options.vkbd),
-                  ("main", None, options.vkbd)]]
+                 [("timing", "shift=0,sleep=off", options.release), ("main", None, options.vkbd)]]
         boots = [[(options.pattern or "-", icount, binary, group) for group, icount, binary in lane
-                  if group in groups and has_tests(group, options.pattern)] for lane in lanes]
+                  if has_tests(group, options.pattern)] for lane in lanes]
         boots = [lane for lane in boots if lane]
     if options.bench:
         boots = [[entry] for entry in boots]
