@@ -111,9 +111,9 @@ run: run-deps release
 	.build/release/vkbd run
 
 # Every suite (scripts/check): the real desktops, the unit tests (Swift
-# Testing), the release build and its packages, then the real-kernel suite
-# in a VM with, beside it at the lowest priority, autocorrect's quality,
-# the hub, make install, lintian and libFuzzer.
+# Testing), the hub, the release build and its packages, then the
+# real-kernel suite in a VM with, beside it at the lowest priority,
+# autocorrect's quality, make install, lintian and libFuzzer.
 check: build-deps frequencies vm-tools
 	MAKE="$(MAKE)" ./scripts/check
 

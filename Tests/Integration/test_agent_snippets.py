@@ -1,21 +1,18 @@
-"""What the session agent does for snippets, on a real kernel in a sway
-session: a shell variable run as the user, the user's own espanso match
-files, and a long snippet pasted through the clipboard."""
+"""What the session agent does for the daemon's snippets, on a real kernel
+in a sway session: a shell variable run as the user, and a long snippet
+pasted through the clipboard (the user's own match files:
+test_user_snippets.py)."""
 
 import os
-import shutil
 import subprocess
 import time
 
 import vmlib
 from vmlib.daemon import started, wait_grabbed
-from vmlib.desktop import (DESKTOP, EDITOR_FILE, USER, Desktop, Process, agent_binary, as_user, desktop_with_editor,
+from vmlib.desktop import (EDITOR_FILE, USER, Desktop, Process, agent_binary, as_user, desktop_with_editor,
                            type_us, wait_focus, wait_status)
 
-# In the main boot, though they start desktop sessions: their three
-# minutes even out the two lanes vm.py runs at once (each about eleven
-# minutes on two cores).
-GROUP = "main"
+GROUP = "desktop"
 
 
 def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
@@ -47,63 +44,6 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
         finally:
             desktop.close()
             daemon.stop()
-
-
-def expansion_of(trigger):
-    result = subprocess.run([os.environ["VKBD_BIN"], "expand", trigger], capture_output=True, text=True, timeout=60)
-    return result.stdout.rstrip("\n") if result.returncode == 0 else None
-
-
-def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
-    """A match file in the user's ~/.config/espanso/match/, which only the
-    user can read: the agent reads it as the user and sends it, the daemon
-    expands it in foot; the user edits it, without root, and the next
-    expansion is the new one."""
-    config_home = os.path.join(DESKTOP, "config")
-    match = os.path.join(config_home, "espanso", "match")
-    os.makedirs(match, exist_ok=True)
-    for path in (config_home, os.path.dirname(match), match):
-        os.chown(path, USER, USER)
-        os.chmod(path, 0o700)
-    base = os.path.join(match, "base.yml")
-
-    def write_as_user(text):
-        subprocess.run(["setpriv", "--reuid", str(USER), "--regid", str(USER), "--clear-groups", "sh", "-c",
-                        "cat > %s.tmp && mv %s.tmp %s" % (base, base, base)], input=text, text=True, check=True)
-
-    write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine first"\n')
-    with vmlib.SourceKeyboard() as source:
-        daemon, reader = started('session_users: ["%d"]\n' % USER)
-        wait_grabbed(daemon, source.name)
-        desktop = Desktop(layout="us")
-        environment = desktop.client_env() + ["XDG_CONFIG_HOME=" + config_home]
-        agent = Process(as_user([agent_binary(), "--log-level", "debug"], environment))
-        try:
-            wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
-            deadline = time.time() + 60
-            while expansion_of("qqme") != "mine first":
-                assert time.time() < deadline, "the user's snippet never loaded"
-                time.sleep(0.2)
-            assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
-            wait_focus("foot")
-            type_us(source, "qqme x\n")
-            write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine second"\n')
-            deadline = time.time() + 60
-            while expansion_of("qqme") != "mine second":
-                assert time.time() < deadline, "the edit never took effect"
-                time.sleep(0.2)
-            type_us(source, "qqme y\n")
-            deadline = time.time() + 60
-            while desktop.lines()[:2] != ["mine first x", "mine second y"]:
-                assert time.time() < deadline, "foot received %r" % desktop.lines()
-                time.sleep(0.2)
-            print("  foot received %r" % desktop.lines()[:2])
-            log = daemon.stderr_text() + "\n".join(agent.lines)
-            assert "mine" not in log, "a snippet's text reached a log"
-        finally:
-            desktop.close()
-            daemon.stop()
-            shutil.rmtree(os.path.dirname(match))  # the later tests' desktops share the config home
 
 
 def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
