@@ -110,12 +110,12 @@ desktop:
 run: run-deps release
 	.build/release/vkbd run
 
-# Every suite (scripts/check): the real desktops, the unit tests (Swift
-# Testing), the hub, the release build and its packages, then the
+# Every suite (scripts/check): the unit tests (Swift Testing), the real
+# desktops, the hub, the release build and its packages, then the
 # real-kernel suite in a VM with, beside it at the lowest priority,
 # autocorrect's quality, make install, lintian and libFuzzer.
 check: build-deps frequencies vm-tools
-	MAKE="$(MAKE)" ./scripts/check
+	./scripts/check
 
 build-tests: build-deps frequencies
 	$(SWIFT) build --build-tests
@@ -205,8 +205,8 @@ package-test: test-packages package-lint
 # The integration suite: boots a Debian kernel in QEMU in two lanes at once,
 # one VM a core, and runs Tests/Integration: the desktop sessions' tests in
 # one lane; in the other the timing tests (their clock counts instructions)
-# against the release build, the package's, then the rest of the suite
-# against the debug build (see Tests/Integration/README.md).
+# against the release build, then the rest of the suite against the debug
+# build (see Tests/Integration/README.md).
 # VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools release
 	$(DEBUG_PROGRAMS)
