@@ -79,6 +79,18 @@ def typed_by(probe):
     return Typist("us").typed([tuple(int(field) for field in line.split())[:2] for line in lines if line])
 
 
+def wait_until_typed(probe, deadline):
+    """Until the probe's output has not grown for a second: what the daemon
+    was typing is typed (the probe writes in blocks of some 200 events)."""
+    size, since = -1, time.time()
+    while time.time() - since < 1:
+        assert time.time() < deadline, "the expansion never ended"
+        now = os.fstat(probe.output.fileno()).st_size
+        if now != size:
+            size, since = now, time.time()
+        time.sleep(0.1)
+
+
 LONG_TEXT = ("pack my box with five dozen liquor jugs " * 50)[:2000]
 LONG_EXPANSION = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";l"\n    replace: "%s"' % LONG_TEXT)
 
@@ -119,7 +131,10 @@ def test_a_reload_during_a_long_expansion_cuts_nothing_and_takes_effect_after():
         while "configuration reloaded" not in daemon.stderr_text():
             assert time.time() < deadline, daemon.stderr_text()
             time.sleep(0.1)
-        # The new config is in use once the expansion is typed.
+        # The new config is in use once the expansion is typed. vkbd's own
+        # start-up takes most of the emulated core: not one is started while
+        # the expansion goes out, or the probe falls behind its pace.
+        wait_until_typed(probe, deadline)
         while subprocess.run([os.environ["VKBD_BIN"], "expand", ";l"], capture_output=True,
                              text=True).stdout != "the new text\n":
             assert time.time() < deadline, "the new config never came into use"
