@@ -116,8 +116,8 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
             return ppm_pixels(ppm.stdout)
 
         try:
-            report = wait_status(lambda report: any(a["active"] and a.get("picker") for a in report["focus"]["agents"]),
-                                 "an agent that shows the picker", timeout=90)
+            wait_status(lambda report: any(a["active"] and a.get("picker") for a in report["focus"]["agents"]),
+                        "an agent that shows the picker", timeout=90)
             assert desktop.swaymsg('[app_id="vkbd-test-editor"] focus').returncode == 0
             wait_focus("vkbd-test-editor")
             time.sleep(1)

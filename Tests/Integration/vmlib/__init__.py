@@ -8,6 +8,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -21,6 +22,25 @@ _started = []  # daemons, keyboards and readers to clean up after a test
 # How many times over the fault tests repeat their load: 1 in make check, more
 # in make soak (vm.py --soak).
 SOAK = int(os.environ.get("VKBD_SOAK", "1"))
+
+
+def ask(command, timeout=60):
+    """The daemon's reply to `command` on its control socket, one JSON line
+    each way as vkbd's CLI asks it: for the tests' polls. The debug CLI
+    takes 0.6 s of the emulated core a run, and a poll five times a second
+    slowed what it waited for (an agent starting) to a third."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+        client.settimeout(timeout)
+        client.connect("/run/vkbd/control.sock")
+        client.sendall(json.dumps({"version": 1, "command": command}).encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = client.recv(1 << 16)
+            assert chunk, "the daemon closed the control socket after %r" % reply[:200]
+            reply += chunk
+    answer = json.loads(reply)
+    assert answer["ok"], answer
+    return answer
 
 
 def wait_for_device(name, timeout=60):
