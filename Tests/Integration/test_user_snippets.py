@@ -11,10 +11,7 @@ import vmlib
 from vmlib.daemon import started, wait_grabbed
 from vmlib.desktop import DESKTOP, USER, Desktop, Process, agent_binary, as_user, type_us, wait_focus, wait_status
 
-# In the main boot, though it starts a desktop session: the desktop boot's
-# lane is the longer without it (the main boot's lane begins with the
-# timing tests, four minutes under instruction counting).
-GROUP = "main"
+GROUP = "desktop"
 
 
 def expansion_of(trigger):
