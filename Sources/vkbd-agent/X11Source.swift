@@ -11,7 +11,8 @@ final class X11Source: FocusSource, XCBClient {
 
   let connection: OpaquePointer
   private let root: xcb_window_t
-  private var atoms: [String: xcb_atom_t] = [:]
+  /// The atoms it reads, interned once.
+  private let activeWindowAtom, netWMNameAtom, utf8StringAtom, wmClassAtom, wmNameAtom: xcb_atom_t
   /// The window whose property changes are followed.
   private var watched: xcb_window_t = 0
   private var lastReport: FocusReport?
@@ -23,9 +24,11 @@ final class X11Source: FocusSource, XCBClient {
     let (connection, screen) = try Self.connect(to: nil)
     self.connection = connection
     root = screen.root
-    for name in ["_NET_ACTIVE_WINDOW", "_NET_WM_NAME", "UTF8_STRING", "WM_CLASS", "WM_NAME"] {
-      atoms[name] = intern(name)
-    }
+    activeWindowAtom = Self.intern("_NET_ACTIVE_WINDOW", on: connection)
+    netWMNameAtom = Self.intern("_NET_WM_NAME", on: connection)
+    utf8StringAtom = Self.intern("UTF8_STRING", on: connection)
+    wmClassAtom = Self.intern("WM_CLASS", on: connection)
+    wmNameAtom = Self.intern("WM_NAME", on: connection)
     follow(root)
   }
 
@@ -43,7 +46,7 @@ final class X11Source: FocusSource, XCBClient {
       while let event = next {
         if event.pointee.response_type & 0x7F == UInt8(XCB_PROPERTY_NOTIFY) {
           let notify = UnsafeMutableRawPointer(event).assumingMemoryBound(to: xcb_property_notify_event_t.self).pointee
-          if notify.window == root ? notify.atom == atoms["_NET_ACTIVE_WINDOW"] : notify.window == watched {
+          if notify.window == root ? notify.atom == activeWindowAtom : notify.window == watched {
             changed = true
           }
         }
@@ -61,7 +64,7 @@ final class X11Source: FocusSource, XCBClient {
   /// they changed.
   private func reportFocus() {
     let active =
-      property(of: root, atoms["_NET_ACTIVE_WINDOW"]!, type: xcb_atom_t(XCB_ATOM_WINDOW.rawValue))
+      property(of: root, activeWindowAtom, type: xcb_atom_t(XCB_ATOM_WINDOW.rawValue))
       .flatMap { $0.count >= 4 ? $0.withUnsafeBytes { $0.load(as: xcb_window_t.self) } : nil } ?? 0
     if active != watched {
       if watched != 0 { unfollow(watched) }
@@ -71,16 +74,15 @@ final class X11Source: FocusSource, XCBClient {
     var report = FocusReport(window: Int64(active), app: "")
     if active != 0 {
       // WM_CLASS: the instance and the class, each ended by a NUL.
-      let classes = (property(of: active, atoms["WM_CLASS"]!, type: xcb_atom_t(XCB_ATOM_STRING.rawValue)) ?? [])
+      let classes = (property(of: active, wmClassAtom, type: xcb_atom_t(XCB_ATOM_STRING.rawValue)) ?? [])
         .split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
       report.instance = classes.first
       report.app = classes.count > 1 ? classes[1] : ""
-      if let name = property(of: active, atoms["_NET_WM_NAME"]!, type: atoms["UTF8_STRING"]!) {
+      if let name = property(of: active, netWMNameAtom, type: utf8StringAtom) {
         report.title = String(decoding: name, as: UTF8.self)
-      } else if let name = property(of: active, atoms["WM_NAME"]!, type: xcb_atom_t(XCB_ATOM_STRING.rawValue)) {
+      } else if let name = property(of: active, wmNameAtom, type: xcb_atom_t(XCB_ATOM_STRING.rawValue)) {
         report.title = String(String.UnicodeScalarView(name.map { Unicode.Scalar($0) }))  // Latin-1
-      } else if let name = property(of: active, atoms["WM_NAME"]!, type: xcb_atom_t(XCB_GET_PROPERTY_TYPE_ANY.rawValue))
-      {
+      } else if let name = property(of: active, wmNameAtom, type: xcb_atom_t(XCB_GET_PROPERTY_TYPE_ANY.rawValue)) {
         // COMPOUND_TEXT: xlib puts what Latin-1 cannot hold in UTF-8
         // segments (ESC % G … ESC % @); its ASCII reads the same.
         report.title = String(decoding: name, as: UTF8.self).replacing("\u{1B}%G", with: "")
@@ -102,8 +104,6 @@ final class X11Source: FocusSource, XCBClient {
     var mask: UInt32 = 0
     xcb_change_window_attributes(connection, window, UInt32(XCB_CW_EVENT_MASK.rawValue), &mask)
   }
-
-  private func intern(_ name: String) -> xcb_atom_t { Self.intern(name, on: connection) }
 
   /// Connects to `display` (nil: `DISPLAY`); returns the connection and
   /// its screen.

@@ -35,6 +35,8 @@ enum SysExit {
   static let unavailable = ExitCode(69)
   /// EX_CANTCREAT: a file could not be created.
   static let cannotCreate = ExitCode(73)
+  /// EX_PROTOCOL: the daemon's reply lacked what was asked.
+  static let protocolError = ExitCode(76)
   /// EX_NOPERM: permission denied.
   static let noPermission = ExitCode(77)
   /// EX_CONFIG: the configuration is wrong.

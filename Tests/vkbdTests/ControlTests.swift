@@ -181,6 +181,17 @@ final class ServerUnderTest: @unchecked Sendable {
     #expect(run.error == "vkbd: the daemon is not running (nothing listens on /tmp/vkbd-nothing-here.sock)\n")
   }
 
+  @Test func aReplyWithoutItsAnswerIsAnErrorNotACrash() throws {
+    // A daemon of another version: `ok`, but not the field asked for.
+    let server = try ServerUnderTest { _, _, _ in ControlReply(ok: true) }
+    defer { server.stop() }
+    for command in ["status", "pause", "stats"] {
+      let run = try VKBDBinary.run([command, "--socket", server.path])
+      #expect(run.status == 76, "\(command)")
+      #expect(run.error == "vkbd: the daemon answered \(command) without its answer: a daemon of another version?\n")
+    }
+  }
+
   static func event(_ kind: DaemonEvent.Kind, problems: [String]? = nil) -> DaemonEvent {
     var event = DaemonEvent(
       event: kind, state: kind == .paused ? "paused" : "running", layout: "us", group: 1, app: "foot", rule: 2,

@@ -27,7 +27,7 @@ extension VKBD {
     @OptionGroup var output: JSONOption
 
     func run() throws {
-      let status = try client.ask(ControlRequest(command: .status)).status!
+      let status = try client.ask(ControlRequest(command: .status), \.status)
       output.print(status) { Report.status(status) }
     }
   }
@@ -58,7 +58,7 @@ extension VKBD {
   }
 
   static func setState(_ command: ControlRequest.Command, _ client: ClientOptions) throws {
-    let status = try client.ask(ControlRequest(command: command)).status!
+    let status = try client.ask(ControlRequest(command: command), \.status)
     print("vkbd is \(status.state)")
   }
 
@@ -102,7 +102,7 @@ extension VKBD {
     var reset = false
 
     func run() throws {
-      let stats = try client.ask(ControlRequest(command: .stats, reset: reset)).stats!
+      let stats = try client.ask(ControlRequest(command: .stats, reset: reset), \.stats)
       output.print(stats) { Report.stats(stats) }
     }
   }

@@ -21,6 +21,19 @@ struct ClientOptions: ParsableArguments {
     }
   }
 
+  /// The reply's `field`, the answer to `request`. A reply without it (from
+  /// a daemon of another version) exits 76 with a message.
+  func ask<Answer>(_ request: ControlRequest, _ field: KeyPath<ControlReply, Answer?>) throws -> Answer {
+    let reply = try ask(request)
+    guard let answer = reply[keyPath: field] else {
+      printError(
+        reply.error
+          ?? "the daemon answered \(request.command.rawValue) without its answer: a daemon of another version?")
+      throw SysExit.protocolError
+    }
+    return answer
+  }
+
   /// Prints why the daemon gave no answer; returns the exit status.
   func failure(_ error: ControlClient.Unanswered) -> ExitCode {
     switch error {
