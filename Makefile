@@ -26,6 +26,12 @@ GNOME_SHELL_EXTENSION ?= $(shell v=$$(gnome-shell --version 2>/dev/null | tr -cd
 GNOME_EXTENSION_UUID := vkbd-focus@vkbd.github.io
 # The build whose binary `make install` copies.
 CONFIGURATION ?= release
+# The release build has a scratch path of its own: SwiftPM locks a scratch
+# path for a whole command, and make check runs the debug build's suites
+# while the release build compiles.
+RELEASE_SCRATCH := .build-release
+RELEASE_BIN := $(RELEASE_SCRATCH)/release
+BIN := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_BIN),.build/$(CONFIGURATION))
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
 # Debian packages the build and the tests need, and those the daemon needs to run.
@@ -85,15 +91,15 @@ $(FREQUENCIES)/README: $(WORDFREQ_WHEEL) scripts/wordfreq-convert
 frequencies: build-deps $(FREQUENCIES)/README
 
 release: build-deps frequencies $(STATIC_CXX:%=%/libstdc++.so)
-	$(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath $(RELR) $(STATIC_CXX:%=-Xswiftc -L$(CURDIR)/%)
+	$(SWIFT) build -c release --scratch-path $(RELEASE_SCRATCH) --static-swift-stdlib --disable-local-rpath $(RELR) $(STATIC_CXX:%=-Xswiftc -L$(CURDIR)/%)
 
 # Shell completions, generated from the argument parser.
 completions: release
 	mkdir -p .build/completions
 	for program in vkbd vkbd-agent; do \
-		.build/release/$$program --generate-completion-script bash > .build/completions/$$program.bash && \
-		.build/release/$$program --generate-completion-script zsh > .build/completions/_$$program && \
-		.build/release/$$program --generate-completion-script fish > .build/completions/$$program.fish || exit 1; \
+		$(RELEASE_BIN)/$$program --generate-completion-script bash > .build/completions/$$program.bash && \
+		$(RELEASE_BIN)/$$program --generate-completion-script zsh > .build/completions/_$$program && \
+		$(RELEASE_BIN)/$$program --generate-completion-script fish > .build/completions/$$program.fish || exit 1; \
 	done
 
 # The GNOME Shell extension in both forms: the reporter between the imports
@@ -108,7 +114,7 @@ desktop:
 
 # The daemon in the foreground, on /etc/vkbd/config.yaml or the embedded default.
 run: run-deps release
-	.build/release/vkbd run
+	$(RELEASE_BIN)/vkbd run
 
 # Every suite (scripts/check): the unit tests (Swift Testing), the real
 # desktops, the hub, the release build and its packages, then the
@@ -210,7 +216,7 @@ package-test: test-packages package-lint
 # VM_ARGS: more options of vm.py (make soak passes its own).
 vm-tests: build-deps vm-tools release
 	$(DEBUG_PROGRAMS)
-	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --release .build/release/vkbd \
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/debug/vkbd --release $(RELEASE_BIN)/vkbd \
 		--tools .build-bench/latency $(VM_ARGS)
 
 # Engine benchmarks (ordo-one/benchmark), built in their own scratch path;
@@ -218,15 +224,15 @@ vm-tests: build-deps vm-tools release
 # which fails over 1.5 s or 100 MiB.
 bench: build-deps frequencies release
 	VKBD_BENCHMARKS=1 $(SWIFT) package --scratch-path .build-bench benchmark --target EngineBenchmarks
-	/usr/bin/python3 Benchmarks/hub_load.py .build/release/vkbd --budget 1.5 --memory 100
+	/usr/bin/python3 Benchmarks/hub_load.py $(RELEASE_BIN)/vkbd --budget 1.5 --memory 100
 
 # Everything a system needs; never overwrites /etc/vkbd/config.yaml (the
 # example goes under share). Then: systemctl daemon-reload, udevadm control
 # --reload, systemctl enable --now vkbd.
 install: $(if $(filter release,$(CONFIGURATION)),release) desktop
-	install -D -m 0755 .build/$(CONFIGURATION)/vkbd $(DESTDIR)$(BINDIR)/vkbd
-	install -D -m 0755 .build/$(CONFIGURATION)/vkbd-agent $(DESTDIR)$(BINDIR)/vkbd-agent
-	install -D -m 0755 .build/$(CONFIGURATION)/vkbd-fetch $(DESTDIR)$(PREFIX)/lib/vkbd/vkbd-fetch
+	install -D -m 0755 $(BIN)/vkbd $(DESTDIR)$(BINDIR)/vkbd
+	install -D -m 0755 $(BIN)/vkbd-agent $(DESTDIR)$(BINDIR)/vkbd-agent
+	install -D -m 0755 $(BIN)/vkbd-fetch $(DESTDIR)$(PREFIX)/lib/vkbd/vkbd-fetch
 	install -D -m 0644 man/vkbd.8 $(DESTDIR)$(MANDIR)/man8/vkbd.8
 	install -D -m 0644 man/vkbd.yaml.5 $(DESTDIR)$(MANDIR)/man5/vkbd.yaml.5
 	install -D -m 0644 man/vkbd-agent.1 $(DESTDIR)$(MANDIR)/man1/vkbd-agent.1
@@ -248,13 +254,13 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/
 	install -d $(DESTDIR)$(DATADIR)/vkbd $(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	.build/$(CONFIGURATION)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
+	$(BIN)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
 	install -d $(DESTDIR)$(DATADIR)/vkbd/wordfreq
 	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/
 	for program in vkbd vkbd-agent; do \
-		.build/$(CONFIGURATION)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
-		.build/$(CONFIGURATION)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
-		.build/$(CONFIGURATION)/$$program --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish || exit 1; \
+		$(BIN)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
+		$(BIN)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
+		$(BIN)/$$program --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish || exit 1; \
 	done
 
 uninstall:
@@ -282,7 +288,7 @@ uninstall:
 # VM_ARGS="-k memory" runs only the benchmarks whose name starts bench_memory.
 bench-latency: build-deps
 	$(MAKE) release vm-tools
-	/usr/bin/python3 Tests/Integration/vm.py --vkbd .build/release/vkbd --tools .build-bench/latency --bench $(VM_ARGS)
+	/usr/bin/python3 Tests/Integration/vm.py --vkbd $(RELEASE_BIN)/vkbd --tools .build-bench/latency --bench $(VM_ARGS)
 
 # The C tools of the VM suite: the floor, source keyboard, probe, start-up
 # timer and focus mover of Benchmarks/Latency, and the clock shim of
@@ -304,4 +310,4 @@ format:
 	$(SWIFT) format --in-place --recursive Package.swift Sources Tests Benchmarks
 
 clean:
-	rm -rf .build .build-bench .build-fuzz
+	rm -rf .build $(RELEASE_SCRATCH) .build-bench .build-fuzz

@@ -6,7 +6,7 @@ once: `vkbd check` reads every file and builds the trigger trie, `vkbd search
 and the best of RUNS wall times and the peak memory (maximum RSS) of each:
 the machines here are shared, so the best is the steadier figure.
 
-    python3 Benchmarks/hub_load.py .build/release/vkbd [--runs N] [--budget S] [--memory MIB]
+    python3 Benchmarks/hub_load.py .build-release/release/vkbd [--runs N] [--budget S] [--memory MIB]
 
 With --budget and --memory it fails when the best time or the peak memory of
 either is over them."""

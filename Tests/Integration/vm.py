@@ -185,7 +185,7 @@ class QMP:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--vkbd", default=os.path.join(REPO, ".build", "debug", "vkbd"))
-    parser.add_argument("--release", default=os.path.join(REPO, ".build", "release", "vkbd"),
+    parser.add_argument("--release", default=os.path.join(REPO, ".build-release", "release", "vkbd"),
                         help="the build the timing tests run (their clock counts instructions)")
     parser.add_argument("--timeout", type=int, default=1500)
     parser.add_argument("-k", dest="pattern", default="",
