@@ -116,10 +116,11 @@ desktop:
 run: run-deps release
 	$(RELEASE_BIN)/vkbd run
 
-# Every suite (scripts/check): the unit tests (Swift Testing), the real
-# desktops, the hub, the release build and its packages, then the
-# real-kernel suite in a VM with, beside it at the lowest priority,
-# autocorrect's quality, make install, lintian and libFuzzer.
+# Every suite (scripts/check): the unit tests (Swift Testing) and the hub
+# while the release build and its packages compile at the lowest priority,
+# the real desktops, then the real-kernel suite in a VM with, beside it at
+# the lowest priority, libFuzzer, autocorrect's quality, make install and
+# lintian.
 check: build-deps frequencies vm-tools
 	./scripts/check
 
