@@ -116,8 +116,9 @@ desktop:
 run: run-deps release
 	$(RELEASE_BIN)/vkbd run
 
-# Every suite (scripts/check): the unit tests (Swift Testing) and the hub
-# while the release build and its packages compile at the lowest priority,
+# Every suite (scripts/check): the debug build, the unit tests (Swift
+# Testing) and the hub while the release build and its packages compile at
+# the lowest priority,
 # the real desktops, then the real-kernel suite in a VM with, beside it at
 # the lowest priority, libFuzzer, autocorrect's quality, make install and
 # lintian.
