@@ -3,10 +3,7 @@ set `grab: false` are read, not grabbed, and a key there that types makes
 vkbd forget the text; media, system and high key codes, scan codes and a
 device's own repeats pass through exactly."""
 
-import json
-import os
 import signal
-import subprocess
 import time
 
 from evdev import ecodes as e
@@ -19,8 +16,7 @@ KEYPAD_KEYS = [e.KEY_NUMLOCK, e.KEY_KPSLASH, e.KEY_KPASTERISK, e.KEY_KPMINUS, e.
 
 
 def devices_listed():
-    return json.loads(subprocess.run([os.environ["VKBD_BIN"], "devices", "--json"], capture_output=True,
-                                     text=True, check=True).stdout)
+    return vmlib.answer("devices", "devices")
 
 
 def wait_listed(name, timeout=30):

@@ -14,11 +14,6 @@ from vmlib.desktop import DESKTOP, USER, Desktop, Process, agent_binary, as_user
 GROUP = "desktop"
 
 
-def expansion_of(trigger):
-    result = subprocess.run([os.environ["VKBD_BIN"], "expand", trigger], capture_output=True, text=True, timeout=60)
-    return result.stdout.rstrip("\n") if result.returncode == 0 else None
-
-
 def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
     """A match file in the user's ~/.config/espanso/match/, which only the
     user can read: the agent reads it as the user and sends it, the daemon
@@ -46,7 +41,7 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
         try:
             wait_status(lambda report: any(a["active"] for a in report["focus"]["agents"]), "the agent", timeout=90)
             deadline = time.time() + 60
-            while expansion_of("qqme") != "mine first":
+            while vmlib.expansion_of("qqme") != "mine first":
                 assert time.time() < deadline, "the user's snippet never loaded"
                 time.sleep(0.2)
             assert desktop.swaymsg('[app_id="foot"] focus').returncode == 0
@@ -54,7 +49,7 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
             type_us(source, "qqme x\n")
             write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine second"\n')
             deadline = time.time() + 60
-            while expansion_of("qqme") != "mine second":
+            while vmlib.expansion_of("qqme") != "mine second":
                 assert time.time() < deadline, "the edit never took effect"
                 time.sleep(0.2)
             type_us(source, "qqme y\n")

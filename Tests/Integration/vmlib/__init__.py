@@ -24,23 +24,34 @@ _started = []  # daemons, keyboards and readers to clean up after a test
 SOAK = int(os.environ.get("VKBD_SOAK", "1"))
 
 
-def ask(command, timeout=60):
-    """The daemon's reply to `command` on its control socket, one JSON line
-    each way as vkbd's CLI asks it: for the tests' polls. The debug CLI
-    takes 0.6 s of the emulated core a run, and a poll five times a second
-    slowed what it waited for (an agent starting) to a third."""
+def ask(command, timeout=60, **fields):
+    """The daemon's reply to `command` (with the request's other `fields`)
+    on its control socket, one JSON line each way as vkbd's CLI asks it:
+    for the tests' polls. The debug CLI takes 0.6 s of the emulated core a
+    run, and a poll five times a second slowed what it waited for (an agent
+    starting) to a third. test_control runs the CLI itself."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
         client.settimeout(timeout)
         client.connect("/run/vkbd/control.sock")
-        client.sendall(json.dumps({"version": 1, "command": command}).encode() + b"\n")
+        client.sendall(json.dumps(dict(fields, version=1, command=command)).encode() + b"\n")
         reply = b""
         while not reply.endswith(b"\n"):
             chunk = client.recv(1 << 16)
             assert chunk, "the daemon closed the control socket after %r" % reply[:200]
             reply += chunk
-    answer = json.loads(reply)
-    assert answer["ok"], answer
-    return answer
+    return json.loads(reply)
+
+
+def answer(command, field, **fields):
+    """The `field` of the daemon's reply to `command`, which must succeed."""
+    reply = ask(command, **fields)
+    assert reply["ok"], reply
+    return reply[field]
+
+
+def expansion_of(trigger):
+    """What the daemon's snippet for `trigger` types now; None for none."""
+    return ask("expand", trigger=trigger).get("expansion")
 
 
 def wait_for_device(name, timeout=60):

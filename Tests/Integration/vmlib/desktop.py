@@ -137,7 +137,7 @@ def agent_binary():
 
 
 def status():
-    return vmlib.ask("status")["status"]
+    return vmlib.answer("status", "status")
 
 
 def wait_status(condition, what, timeout=60):
