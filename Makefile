@@ -31,6 +31,7 @@ CONFIGURATION ?= release
 # while the release build compiles.
 RELEASE_SCRATCH := .build-release
 RELEASE_BIN := $(RELEASE_SCRATCH)/release
+export RELEASE_BIN
 BIN := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_BIN),.build/$(CONFIGURATION))
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
@@ -118,10 +119,9 @@ run: run-deps release
 
 # Every suite (scripts/check): the debug build, the unit tests (Swift
 # Testing) and the hub while the release build and its packages compile at
-# the lowest priority,
-# the real desktops, then the real-kernel suite in a VM with, beside it at
-# the lowest priority, libFuzzer, autocorrect's quality, make install and
-# lintian.
+# the lowest priority; the real desktops; then the real-kernel suite in a
+# VM with, beside it at the lowest priority, libFuzzer, autocorrect's
+# quality, make install and lintian.
 check: build-deps frequencies vm-tools
 	./scripts/check
 
