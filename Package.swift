@@ -112,8 +112,10 @@ let package = Package(
       dependencies: ["CEvdev", "CPCRE2", "CHunspell"],
       swiftSettings: engineSettings
     ),
-    .executableTarget(
-      name: "vkbd",
+    // The vkbd program: the daemon, its config and the commands around it.
+    // A library, so that the tests import it; the executable only starts it.
+    .target(
+      name: "VKBDDaemon",
       dependencies: [
         "AgentProtocol",
         "CEvdev",
@@ -128,7 +130,11 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Histogram", package: "hdrhistogram-swift"),
       ],
-      swiftSettings: releaseSettings,
+      swiftSettings: releaseSettings
+    ),
+    .executableTarget(
+      name: "vkbd",
+      dependencies: ["VKBDDaemon"],
       // lld, from the Swift toolchain: it can pack relative relocations
       // (`make release` asks for that where glibc reads them).
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
@@ -141,8 +147,9 @@ let package = Package(
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     // The session agent: the desktop's libraries are linked here, never in vkbd.
-    .executableTarget(
-      name: "vkbd-agent",
+    // A library, so that the tests import it; the executable only starts it.
+    .target(
+      name: "SessionAgent",
       dependencies: [
         "AgentProtocol",
         "CAgent",
@@ -155,7 +162,11 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      swiftSettings: pangoIncludes,
+      swiftSettings: pangoIncludes
+    ),
+    .executableTarget(
+      name: "vkbd-agent",
+      dependencies: ["SessionAgent"],
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
@@ -164,7 +175,7 @@ let package = Package(
     .testTarget(
       name: "AgentTests",
       dependencies: [
-        "vkbd", "vkbd-agent", "AgentProtocol", "SessionWork", "LinuxSystem",
+        "VKBDDaemon", "SessionAgent", "AgentProtocol", "SessionWork", "LinuxSystem",
         .product(name: "Logging", package: "swift-log"),
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
@@ -174,7 +185,7 @@ let package = Package(
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "vkbd", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "LogOptions", "TestSupport",
+        "VKBDDaemon", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "LogOptions", "TestSupport",
         .product(name: "Yams", package: "Yams"),
       ],
       exclude: ["Fixtures"]),

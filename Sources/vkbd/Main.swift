@@ -1,20 +1,11 @@
 #if !VKBD_FUZZ
-  import Glibc
+  import VKBDDaemon
 
-  /// The program: the `vkbd` command. (A fuzzing build has libFuzzer's main
-  /// instead; see Fuzz/Fuzz.swift.)
+  /// The `vkbd` executable: the program lives in the VKBDDaemon library,
+  /// which the tests import. (A fuzzing build has libFuzzer's main
+  /// instead; see VKBDDaemon/Fuzz/Fuzz.swift.)
   @main
   enum Main {
-    static func main() {
-      // A signal mask comes through exec: a parent that blocked SIGTERM
-      // (a test runner, a status bar) would leave `vkbd listen` deaf to
-      // it. Each command starts with none blocked; the daemon's loop
-      // blocks what it reads from its signalfd.
-      var none = sigset_t()
-      sigemptyset(&none)
-      sigprocmask(SIG_SETMASK, &none, nil)
-      if VKBD.printsVersion(Array(CommandLine.arguments.dropFirst())) { return }
-      VKBD.main()
-    }
+    static func main() { VKBDProgram.main() }
   }
 #endif

@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// The accessibility bus source: what an AT-SPI role and state make, and a
 /// real GTK 3 application's fields on a private accessibility bus. The

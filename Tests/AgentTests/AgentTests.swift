@@ -6,8 +6,8 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd
-@testable import vkbd_agent
+@testable import VKBDDaemon
+@testable import SessionAgent
 
 /// The agent's link to the daemon, against the daemon's own agent server.
 @Suite(.serialized) struct DaemonLinkTests {

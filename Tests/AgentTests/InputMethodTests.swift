@@ -1,7 +1,7 @@
 import AgentProtocol
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// What the input method makes of the state the compositor sends.
 @Suite struct InputMethodTests {

@@ -1,7 +1,7 @@
 import AgentProtocol
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// The agent as KWin's input method: what it sends for the field KWin
 /// tells, how the agent reads that, and kwinrc.

@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// Runs a program to its end; its status.
 @discardableResult

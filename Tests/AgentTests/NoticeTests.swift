@@ -6,7 +6,7 @@ import Logging
 import SystemPackage
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// What the user is told of the daemon's events.
 @Suite struct NoticeTests {
@@ -119,12 +119,12 @@ extension ShellBridgeTests {
   /// The agent's bus and notifier on a loop driven by the test.
   final class Agent {
     let loop: EventLoop
-    let bus: vkbd_agent.SessionBus
+    let bus: SessionAgent.SessionBus
     let notifier: Notifier
 
     init() throws {
       loop = try EventLoop()
-      bus = try vkbd_agent.SessionBus(loop: loop)
+      bus = try SessionAgent.SessionBus(loop: loop)
       notifier = Notifier(bus: bus, loop: loop, logger: Logger(label: "test"))
       let bus = bus
       try loop.watch(FileDescriptor(rawValue: bus.pollFD!)) { _ in try? bus.readable() }

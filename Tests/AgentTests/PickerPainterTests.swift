@@ -1,7 +1,7 @@
 import AgentProtocol
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// The picker's drawing, read back from the image it makes (no display
 /// needed): the page that holds the selection, the selected row's colour

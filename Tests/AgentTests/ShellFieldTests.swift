@@ -1,7 +1,7 @@
 import AgentProtocol
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// The GNOME Shell extension's field reports, as the agent reads them.
 @Suite struct ShellFieldTests {

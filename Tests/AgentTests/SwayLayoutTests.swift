@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd_agent
+@testable import SessionAgent
 
 /// sway's layout, from the IPC messages sway 1.7 sent (recorded with
 /// `swaymsg -t subscribe -m '["input"]'` while `swaymsg input type:keyboard

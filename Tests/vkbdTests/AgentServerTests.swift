@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The agent socket's server on a loop this test pumps, and raw agents
 /// against it. (Every agent here is the test's own user; the VM suite has

@@ -4,7 +4,7 @@ import KeyboardEngine
 import TestSupport
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The app rules: how `apps:` reads, how a rule matches a report, the
 /// built-in list, and what the rules do to typing, through `vkbd simulate`.

@@ -4,7 +4,7 @@ import SessionWork
 import TestSupport
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Autocorrect and smart punctuation (DESIGN 9) in typing scripts, with
 /// Debian's real hunspell dictionaries, exactly as the daemon uses them.

@@ -4,7 +4,7 @@ import Foundation
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 @Suite struct ConfigTests {
   @Test func configInitCreatesTheDefaultOnceAndNeverOverwrites() throws {

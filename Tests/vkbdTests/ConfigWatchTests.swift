@@ -3,7 +3,7 @@ import Glibc
 import LinuxSystem
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The daemon's watch on its config and match files, on a loop of the test's own.
 @Suite(.serialized) struct ConfigWatchTests {

@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The control socket's server on a loop of its own, in a thread, and the
 /// client against it.

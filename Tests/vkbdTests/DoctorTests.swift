@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 @Suite struct DoctorTests {
   func diagnosis(uinput: String = "/dev/null", socket: String = "/nonexistent/vkbd.sock") -> Diagnosis {

@@ -5,7 +5,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Loads away from the loop: one runs, what is asked meanwhile waits as one
 /// more, and each outcome comes back on the loop.

@@ -3,7 +3,7 @@ import Foundation
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// espanso's match features as a person types them (issue 17): regex
 /// triggers, nested matches, shell variables worked out by the user's

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 @testable import KeyboardEngine
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Every layout and variant xkeyboard-config ships on this machine, and
 /// keymaps its options change (several groups, Compose, the keypad): every

@@ -3,7 +3,7 @@ import CEvdev
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// What a session agent tells of the text field and the desktop's layout,
 /// in typing scripts: the engine uses them exactly as in the daemon.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The hub's index and a package's manifest, as `vkbd package` reads them
 /// (Tests/Hub/test_hub.py runs the whole command against a served hub).

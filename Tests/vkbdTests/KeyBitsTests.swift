@@ -1,7 +1,7 @@
 import CEvdev
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// sysfs `capabilities/key`, as the kernel writes it: hex words of a C
 /// `long`, the most significant first, leading zero words left out.

@@ -2,7 +2,7 @@ import Foundation
 import LinuxSystem
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// A catalogue of broken configs and match files: each gives one clear
 /// problem at its file and line, and nothing crashes or runs away.

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The man pages and the code say the same: every subcommand and option is in
 /// vkbd(8), every config key in vkbd.yaml(5), and neither names one that does

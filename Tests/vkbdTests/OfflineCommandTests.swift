@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// `snippets`, `expand` and `search` with `--config`: the config's own
 /// snippets, read as `check` reads them, with no daemon running.

@@ -2,7 +2,7 @@ import KeyboardEngine
 import TestSupport
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The virtual keyboard's pacing, with its two writers: never more than a
 /// burst within a gap, nothing lost, nothing reordered.

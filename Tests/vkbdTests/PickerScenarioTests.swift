@@ -6,7 +6,7 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The snippet picker in `vkbd simulate` (DESIGN 8): the keys go to it,
 /// the application gets only what it inserts.

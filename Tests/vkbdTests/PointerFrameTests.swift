@@ -1,7 +1,7 @@
 import CEvdev
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 @Suite struct PointerFrameTests {
   func event(_ type: Int32, _ code: Int32, _ value: Int32) -> input_event {

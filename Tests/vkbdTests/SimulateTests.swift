@@ -2,7 +2,7 @@ import Foundation
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 @Suite struct SimulateTests {
   @Test func withoutAidsTheFieldShowsWhatWasTyped() throws {

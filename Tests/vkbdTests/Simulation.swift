@@ -1,7 +1,7 @@
 import Foundation
 import KeyboardEngine
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Runs scripts the way `vkbd simulate` does, for scenario tests.
 enum Simulation {

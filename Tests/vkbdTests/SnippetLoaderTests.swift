@@ -5,7 +5,7 @@ import KeyboardEngine
 import TestSupport
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Loading espanso match files: the fixtures under `Fixtures/` cover every
 /// field vkbd reads, the kinds it skips, and broken files.

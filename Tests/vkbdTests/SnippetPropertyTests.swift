@@ -2,7 +2,7 @@ import KeyboardEngine
 import TestSupport
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// For random snippet sets and random typing, `vkbd simulate` shows what a
 /// plain reference computes: each character appended, then the longest

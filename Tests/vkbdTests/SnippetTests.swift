@@ -3,7 +3,7 @@ import Foundation
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// Snippet expansion (DESIGN 3.5), as scripts a person types and the text an
 /// application shows, through the same path as `vkbd simulate`.

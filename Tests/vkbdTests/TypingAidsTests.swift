@@ -2,7 +2,7 @@ import Foundation
 import KeyboardEngine
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The typing aids (DESIGN 3.2–3.4), as scripts a person types and the text
 /// an application shows, through the same path as `vkbd simulate`.

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// `vkbd words` and `vkbd package` as a user meets them: what an empty
 /// list says, teaching a word by hand, and sudo's root files named.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import Yams
 
-@testable import vkbd
+@testable import VKBDDaemon
 
 /// The YAML composer: the tree, the places and the refusals the config
 /// readers rely on.

@@ -7,9 +7,14 @@ import LogOptions
 import Logging
 import SessionWork
 
+/// The `vkbd-agent` program, which the executable's `main` starts.
+public enum AgentProgram {
+  /// Runs the `vkbd-agent` command with the process's arguments and exits.
+  public static func main() { VKBDAgent.main() }
+}
+
 /// `vkbd-agent`: tells the vkbd daemon which application has the focus in
 /// this user's graphical session (DESIGN 7).
-@main
 struct VKBDAgent: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "vkbd-agent",

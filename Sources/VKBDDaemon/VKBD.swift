@@ -3,6 +3,22 @@ import ArgumentParser
 import Glibc
 import LinuxSystem
 
+/// The `vkbd` program, which the executable's `main` starts.
+public enum VKBDProgram {
+  /// Runs the `vkbd` command with the process's arguments and exits.
+  public static func main() {
+    // A signal mask comes through exec: a parent that blocked SIGTERM
+    // (a test runner, a status bar) would leave `vkbd listen` deaf to
+    // it. Each command starts with none blocked; the daemon's loop
+    // blocks what it reads from its signalfd.
+    var none = sigset_t()
+    sigemptyset(&none)
+    sigprocmask(SIG_SETMASK, &none, nil)
+    if VKBD.printsVersion(Array(CommandLine.arguments.dropFirst())) { return }
+    VKBD.main()
+  }
+}
+
 /// The `vkbd` command: the daemon and the tools around it.
 struct VKBD: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -16,7 +32,7 @@ struct VKBD: ParsableCommand {
     ]
   )
 
-  /// `vkbd --version`, alone on the command line (``Main``): the argument
+  /// `vkbd --version`, alone on the command line (``VKBDProgram``): the argument
   /// parser's flag would show in every subcommand's help, beside espanso's
   /// `package install --version`, and a flag of this command's would take
   /// that option's place.
