@@ -45,10 +45,17 @@ let package = Package(
     .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
   ],
   targets: [
+    // The daemon's device libraries: libevdev (and uinput through it), libudev.
     .systemLibrary(
       name: "CEvdev",
       pkgConfig: "libevdev",
-      providers: [.apt(["libevdev-dev", "libudev-dev", "libxkbcommon-dev"])]
+      providers: [.apt(["libevdev-dev", "libudev-dev"])]
+    ),
+    // The engine's: the kernel's key codes, and libxkbcommon for the layout.
+    .systemLibrary(
+      name: "CKeyboard",
+      pkgConfig: "xkbcommon",
+      providers: [.apt(["libxkbcommon-dev"])]
     ),
     .systemLibrary(
       name: "CSystemd",
@@ -109,7 +116,7 @@ let package = Package(
       ]),
     .target(
       name: "KeyboardEngine",
-      dependencies: ["CEvdev", "CPCRE2", "CHunspell"],
+      dependencies: ["CKeyboard", "CPCRE2", "CHunspell"],
       swiftSettings: engineSettings
     ),
     // The vkbd program: the daemon, its config and the commands around it.
@@ -119,6 +126,7 @@ let package = Package(
       dependencies: [
         "AgentProtocol",
         "CEvdev",
+        "CKeyboard",
         "CLinuxSystem",
         "LinuxSystem",
         "CSystemd",
@@ -181,11 +189,12 @@ let package = Package(
       ],
       swiftSettings: pangoIncludes),
     .testTarget(
-      name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CEvdev", "TestSupport"]),
+      name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CKeyboard", "TestSupport"]),
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "VKBDDaemon", "AgentProtocol", "KeyboardEngine", "CEvdev", "LinuxSystem", "LogOptions", "TestSupport",
+        "VKBDDaemon", "AgentProtocol", "KeyboardEngine", "CEvdev", "CKeyboard", "LinuxSystem", "LogOptions",
+        "TestSupport",
         .product(name: "Yams", package: "Yams"),
       ],
       exclude: ["Fixtures"]),

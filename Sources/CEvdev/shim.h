@@ -1,4 +1,5 @@
-// The C libraries vkbd stands on, and the few shims Swift needs to reach
+// The device libraries the daemon stands on (libevdev, libudev; the engine's
+// libxkbcommon and key codes are CKeyboard's), and the few shims Swift needs to reach
 // what they define as macros. Every shim is prefixed CEvdev_.
 #ifndef CEVDEV_SHIM_H
 #define CEVDEV_SHIM_H
@@ -6,8 +7,6 @@
 #include <libevdev/libevdev.h>
 #include <libevdev/libevdev-uinput.h>
 #include <libudev.h>
-#include <xkbcommon/xkbcommon.h>
-#include <xkbcommon/xkbcommon-compose.h>
 #include <linux/input.h>
 #include <sys/ioctl.h>
 

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 #if canImport(Glibc)
   import Glibc

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// What the engine does, as the config file sets it. The defaults are the
 /// product's defaults (DESIGN 3).

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// A point in time on the kernel's monotonic clock, in microseconds.
 ///

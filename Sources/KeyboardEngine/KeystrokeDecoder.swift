@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// What one emitted key event does to an application's text, as a text field
 /// with the same keymap would take it.

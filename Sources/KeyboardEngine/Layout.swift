@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// A keyboard layout compiled once from XKB names: characters from keys through
 /// an ``XKBState``, and keys for characters through a table built at load time.

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 import Glibc
 
 /// The XKB names (RMLVO) that select a keymap, as in /etc/default/keyboard.

@@ -1,5 +1,5 @@
 import AllocationCounter
-import CEvdev
+import CKeyboard
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 import TestSupport
 import Testing
 

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 import Testing
 
 @testable import KeyboardEngine

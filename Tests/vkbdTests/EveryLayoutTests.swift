@@ -1,4 +1,5 @@
 import CEvdev
+import CKeyboard
 import Foundation
 import TestSupport
 import Testing

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// The engine's side of the snippet picker (DESIGN 8): its chord, opening
 /// it, the keys it takes while open, closing it with or without a choice,

@@ -1,4 +1,4 @@
-import CEvdev
+import CKeyboard
 
 /// What the picker shows (DESIGN 8): the session agent draws it, the
 /// daemon sends it. Never logged: the query and the rows are the user's.

@@ -1,4 +1,5 @@
 import CEvdev
+import CKeyboard
 import KeyboardEngine
 
 /// A text field in an application on a desktop: it receives the virtual
