@@ -116,9 +116,12 @@ let package = Package(
       ]),
     .target(
       name: "KeyboardEngine",
-      dependencies: ["CKeyboard", "CPCRE2", "CHunspell"],
+      dependencies: ["CKeyboard", "CPCRE2"],
       swiftSettings: engineSettings
     ),
+    // A language's hunspell files read, and libhunspell over them: what the
+    // engine's autocorrect is handed (it reads no file itself).
+    .target(name: "HunspellFiles", dependencies: ["KeyboardEngine", "CHunspell"], swiftSettings: engineSettings),
     // The vkbd program: the daemon, its config and the commands around it.
     // A library, so that the tests import it; the executable only starts it.
     .target(
@@ -132,6 +135,7 @@ let package = Package(
         "CSystemd",
         "CYAML",
         "KeyboardEngine",
+        "HunspellFiles",
         "SessionWork",
         "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -189,7 +193,8 @@ let package = Package(
       ],
       swiftSettings: pangoIncludes),
     .testTarget(
-      name: "KeyboardEngineTests", dependencies: ["KeyboardEngine", "AllocationCounter", "CKeyboard", "TestSupport"]),
+      name: "KeyboardEngineTests",
+      dependencies: ["KeyboardEngine", "HunspellFiles", "AllocationCounter", "CKeyboard", "TestSupport"]),
     .testTarget(
       name: "vkbdTests",
       dependencies: [
@@ -210,7 +215,9 @@ if ProcessInfo.processInfo.environment["VKBD_BENCHMARKS"] != nil {
   package.targets.append(
     .executableTarget(
       name: "EngineBenchmarks",
-      dependencies: ["KeyboardEngine", "TestSupport", .product(name: "Benchmark", package: "benchmark")],
+      dependencies: [
+        "KeyboardEngine", "HunspellFiles", "TestSupport", .product(name: "Benchmark", package: "benchmark"),
+      ],
       path: "Benchmarks/EngineBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ))

@@ -1,4 +1,5 @@
 import Benchmark
+import HunspellFiles
 import KeyboardEngine
 import TestSupport
 
@@ -59,7 +60,7 @@ let benchmarks: @Sendable () -> Void = {
   for name in ["en_US", "de_DE", "fr_FR", "ru_RU"] {
     Benchmark("dictionary \(name) loaded", configuration: .init(scalingFactor: .one, maxIterations: 5)) { benchmark in
       for _ in benchmark.scaledIterations {
-        blackHole(try! SpellingLanguage(name: name, frequencyDirectory: Typos.frequencies))
+        blackHole(try! SpellingLanguage.load(name: name, frequencyDirectory: Typos.frequencies))
       }
     }
   }
@@ -252,10 +253,10 @@ enum Typos {
   /// from the source tree).
   static let frequencies = ".build/share/vkbd/wordfreq"
   static let english = Spelling(languages: [
-    try! SpellingLanguage(name: "en_US", frequencyDirectory: frequencies)
+    try! SpellingLanguage.load(name: "en_US", frequencyDirectory: frequencies)
   ])
   static let german = Spelling(languages: [
-    try! SpellingLanguage(name: "de_DE", frequencyDirectory: frequencies)
+    try! SpellingLanguage.load(name: "de_DE", frequencyDirectory: frequencies)
   ])
   static let us = KeyNeighbours(layout: Feeder.layout, group: 0)
   static let de = KeyNeighbours(layout: try! Layout(names: LayoutNames(layout: "de")), group: 0)

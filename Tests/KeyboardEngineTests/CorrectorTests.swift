@@ -1,4 +1,5 @@
 import Foundation
+import HunspellFiles
 import Testing
 
 @testable import KeyboardEngine
@@ -8,8 +9,8 @@ import Testing
 /// below serve every test, several at once (a dictionary asks libhunspell
 /// one word at a time).
 @Suite struct CorrectorTests {
-  static let english = Spelling(languages: [try! SpellingLanguage(name: "en_US")])
-  static let german = Spelling(languages: [try! SpellingLanguage(name: "de_DE")])
+  static let english = Spelling(languages: [try! SpellingLanguage.load(name: "en_US")])
+  static let german = Spelling(languages: [try! SpellingLanguage.load(name: "de_DE")])
 
   static func correct(_ word: String, _ spelling: Spelling = english, layout: Layout = Layouts.us) -> String? {
     spelling.decide(Array(word.unicodeScalars), neighbours: KeyNeighbours(layout: layout, group: 0))
@@ -103,7 +104,7 @@ import Testing
     let directory = try dictionary(aff: aff, dic: dic)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     do {
-      _ = try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: nil)
+      _ = try SpellingLanguage.load(name: "xx_XX", directory: directory, frequencyDirectory: nil)
       return nil
     } catch {
       return error.description.replacingOccurrences(of: directory + "/", with: "")
@@ -143,7 +144,7 @@ import Testing
     func load(_ data: Data?) throws -> SpellingLanguage {
       try? FileManager.default.removeItem(atPath: "\(directory)/xx.freq")
       if let data { try data.write(to: URL(fileURLWithPath: "\(directory)/xx.freq")) }
-      return try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: directory)
+      return try SpellingLanguage.load(name: "xx_XX", directory: directory, frequencyDirectory: directory)
     }
     // The common words the dictionary has are searched two slips away;
     // "other" is too rare and "wordy" not the dictionary's.
@@ -200,7 +201,7 @@ import Testing
       """
     let directory = try Self.dictionary(aff: aff, dic: "3\nkind/US\ntry/S\nstem/DN\n")
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let language = try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: nil)
+    let language = try SpellingLanguage.load(name: "xx_XX", directory: directory, frequencyDirectory: nil)
     for form in ["kind", "kinds", "unkind", "unkinds", "try", "tries", "stemed", "stemeds"] {
       #expect(language.form(hash: WordHash.of(form.unicodeScalars)) == 0, "\(form)")
     }
@@ -227,7 +228,7 @@ import Testing
     }
     let directory = try Self.dictionary(aff: "SET UTF-8\nTRY abcdefghijklmnopqrstuvwxyz\n", dic: dic)
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let language = try SpellingLanguage(name: "xx_XX", directory: directory, frequencyDirectory: nil)
+    let language = try SpellingLanguage.load(name: "xx_XX", directory: directory, frequencyDirectory: nil)
     #expect(language.formCount > 999_000 && !language.isTruncated)
     #expect(language.indexBytes < 16 << 20)
   }
@@ -237,7 +238,7 @@ extension SpellingLanguage {
   /// Why `name` in `directory` does not load (nil: it does).
   static func loadingError(name: String, directory: String) throws -> String? {
     do {
-      _ = try SpellingLanguage(name: name, directory: directory, frequencyDirectory: nil)
+      _ = try SpellingLanguage.load(name: name, directory: directory, frequencyDirectory: nil)
       return nil
     } catch {
       return error.description

@@ -1,16 +1,12 @@
-import CHunspell
-
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One language's spelling dictionary (DESIGN 9): Debian's hunspell files
 /// for it, read twice. libhunspell decides whether a word is spelled right
 /// (it knows every affixed and compound form); vkbd's own index of the
 /// dictionary's word forms (``WordIndex``) finds in a few microseconds
 /// which of a typo's hundreds of neighbours are words at all, for
 /// libhunspell to confirm. wordfreq's list of the language (converted at
-/// build time) says how common each word is in real use.
+/// build time) says how common each word is in real use. The engine
+/// reads no file: the daemon reads them and opens libhunspell
+/// (HunspellFiles), and hands over their bytes and the checker.
 public final class SpellingLanguage: @unchecked Sendable {
   /// The dictionary's name: `en_US`.
   public let name: String
@@ -50,7 +46,7 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// dictionary's list of misspellings gives them (German's `ss` for `ß`,
   /// `ae` for `ä`): the commonest slips of all where a keyboard lacks them.
   let transliterations: [(typed: [Unicode.Scalar], meant: Unicode.Scalar)]
-  private let handle: OpaquePointer
+  private let checker: any WordChecker
   /// The UTF-8 of a word for libhunspell: written in place, never allocated.
   private let buffer: UnsafeMutablePointer<CChar>
   private static let bufferSize = 512
@@ -64,39 +60,32 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// At most this many word forms are indexed (about 17 MB of table): a
   /// dictionary with more is used up to there, and says so.
   static let maximumForms = 3_000_000
-  /// The largest `.aff` and `.dic` files read.
-  static let maximumFileBytes = 64 << 20
   /// libhunspell's longest word (MAXWORDLEN).
   static let maximumWordLength = 100
 
-  /// Loads `name`.aff and `name`.dic from `directory`, and the language's
-  /// frequency list (`en.freq` for en_US) from `frequencyDirectory`. A
-  /// dictionary file that is missing, too big or does not parse is an error
-  /// naming it; a frequency file that is, is ``frequencyProblem``, and the
+  /// Builds `name` from its `.aff` and `.dic` files' bytes, with
+  /// `checker` (libhunspell over the same files) made once they parsed,
+  /// and the language's frequency list (scripts/wordfreq-convert): nil
+  /// where none is used, else the file or why it could not be read. A
+  /// dictionary file that does not parse is an error naming it; a
+  /// frequency file that does not is ``frequencyProblem``, and the
   /// language corrects without it.
   public init(
-    name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = nil
+    name: String, affixes affixFile: SpellingFile, dictionary dictionaryFile: SpellingFile,
+    frequencies frequencyFile: Result<SpellingFile, SpellingError>?,
+    checker makeChecker: () throws(SpellingError) -> any WordChecker
   ) throws(SpellingError) {
-    guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
-      throw SpellingError(path: directory, reason: "\"\(name)\" is not a dictionary name")
-    }
-    let affixPath = "\(directory)/\(name).aff"
-    let dictionaryPath = "\(directory)/\(name).dic"
-    let affixes = try AffixFile(text: Self.read(affixPath), path: affixPath)
+    let affixes = try AffixFile(text: affixFile.text(), path: affixFile.path)
     (forms, trigrams, isTruncated) = Self.forms(
-      of: try WordForms.lines(of: Self.read(dictionaryPath), path: dictionaryPath), affixes: affixes)
-    guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
-      throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
-    }
-    self.handle = handle
+      of: try WordForms.lines(of: dictionaryFile.text(), path: dictionaryFile.path), affixes: affixes)
+    checker = try makeChecker()
     formCount = forms.count
     letters = affixes.letters
     letterVowels = letters.map(Corrector.Search.isVowel)
     letterClasses = letters.map(trigrams.letterClass)
-    if let frequencyDirectory {
-      let path = "\(frequencyDirectory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
+    if let frequencyFile {
       do throws(SpellingError) {
-        let (list, text) = try Self.frequencies(at: path)
+        let (list, text) = try Self.frequencies(in: frequencyFile.get())
         frequencies = list
         common = Self.commonWords(text, forms: forms, letters: letters, trigrams: trigrams)
         frequencyProblem = nil
@@ -170,10 +159,7 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
   }
 
-  deinit {
-    Hunspell_destroy(handle)
-    buffer.deallocate()
-  }
+  deinit { buffer.deallocate() }
 
   /// Whether libhunspell accepts `word` as spelled (its affixed and
   /// compound forms included). Words past its length are not judged:
@@ -193,7 +179,7 @@ public final class SpellingLanguage: @unchecked Sendable {
       }
       guard length > 0 else { return false }
       buffer[length] = 0
-      return Hunspell_spell(handle, buffer) != 0
+      return checker.spells(buffer)
     }
   }
   private let lock = Lock()
@@ -226,15 +212,11 @@ public final class SpellingLanguage: @unchecked Sendable {
     return rarity(hash: hash)
   }
 
-  /// The largest frequency file read (wordfreq's largest list, Russian's,
-  /// makes 6.4 MB).
-  static let maximumFrequencyBytes = 32 << 20
-
   /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
   /// (2) and count, the words' hashes, their rarities, then the common
   /// words' text (its size, then a word a line).
-  private static func frequencies(at path: String) throws(SpellingError) -> (WordIndex<UInt32>, common: String) {
-    let bytes = try readBytes(path, limit: maximumFrequencyBytes)
+  private static func frequencies(in file: SpellingFile) throws(SpellingError) -> (WordIndex<UInt32>, common: String) {
+    let (bytes, path) = (file.bytes, file.path)
     func word(at offset: Int, _ size: Int) -> UInt64 {
       (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
     }
@@ -284,29 +266,32 @@ public final class SpellingLanguage: @unchecked Sendable {
     return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
   }
 
-  private static func readBytes(_ path: String, limit: Int) throws(SpellingError) -> [UInt8] {
-    guard let file = fopen(path, "rb") else {
-      throw SpellingError(path: path, reason: String(cString: strerror(errno)))
-    }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = fread(&chunk, 1, chunk.count, file)
-      if count == 0 { break }
-      bytes += chunk[..<count]
-      guard bytes.count <= limit else {
-        throw SpellingError(path: path, reason: "larger than \(limit >> 20) MiB")
-      }
-    }
-    return bytes
+}
+
+/// A file of a spelling dictionary's, as the daemon read it: its path (for
+/// messages) and its bytes.
+public struct SpellingFile: Sendable {
+  public let path: String
+  public let bytes: [UInt8]
+
+  public init(path: String, bytes: [UInt8]) {
+    self.path = path
+    self.bytes = bytes
   }
 
-  private static func read(_ path: String) throws(SpellingError) -> String {
-    let bytes = try readBytes(path, limit: maximumFileBytes)
+  /// Its text: hunspell's files are read in UTF-8 only.
+  func text() throws(SpellingError) -> String {
     guard let text = String(validating: bytes, as: UTF8.self) else {
       throw SpellingError(path: path, reason: "not UTF-8")
     }
     return text
   }
+}
+
+/// What confirms that a word is spelled right, knowing every affixed and
+/// compound form of the dictionary: libhunspell over the same files, which
+/// the daemon opens (HunspellFiles). Asked one word at a time.
+public protocol WordChecker: AnyObject, Sendable {
+  /// Whether `word`, NUL-terminated UTF-8, is spelled right.
+  func spells(_ word: UnsafePointer<CChar>) -> Bool
 }

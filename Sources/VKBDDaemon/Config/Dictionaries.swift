@@ -1,4 +1,5 @@
 import Glibc
+import HunspellFiles
 import KeyboardEngine
 import LinuxSystem
 import SessionWork
@@ -77,7 +78,7 @@ enum Dictionaries {
     var problems: [String] = []
     for name in names {
       do {
-        let language = try SpellingLanguage(name: name, directory: directory, frequencyDirectory: frequencies)
+        let language = try SpellingLanguage.load(name: name, directory: directory, frequencyDirectory: frequencies)
         if let problem = language.frequencyProblem {
           problems.append("\(problem): \(name) corrects without word frequencies")
         }

@@ -1,0 +1,71 @@
+import CHunspell
+import Glibc
+import KeyboardEngine
+
+extension SpellingLanguage {
+  /// The largest `.aff` and `.dic` files read.
+  static let maximumFileBytes = 64 << 20
+  /// The largest frequency file read (wordfreq's largest list, Russian's,
+  /// makes 6.4 MB).
+  static let maximumFrequencyBytes = 32 << 20
+
+  /// Loads `name`.aff and `name`.dic from `directory`, and the language's
+  /// frequency list (`en.freq` for en_US) from `frequencyDirectory`. A
+  /// dictionary file that is missing, too big or does not parse is an error
+  /// naming it; a frequency file that is, is ``frequencyProblem``, and the
+  /// language corrects without it.
+  public static func load(
+    name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = nil
+  ) throws(SpellingError) -> SpellingLanguage {
+    guard !name.isEmpty, !name.contains("/"), !name.hasPrefix(".") else {
+      throw SpellingError(path: directory, reason: "\"\(name)\" is not a dictionary name")
+    }
+    let affixPath = "\(directory)/\(name).aff"
+    let dictionaryPath = "\(directory)/\(name).dic"
+    let affixes = try read(affixPath, limit: maximumFileBytes)
+    let dictionary = try read(dictionaryPath, limit: maximumFileBytes)
+    let frequencies = frequencyDirectory.map { directory in
+      let path = "\(directory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
+      return Result { () throws(SpellingError) in try read(path, limit: maximumFrequencyBytes) }
+    }
+    return try SpellingLanguage(
+      name: name, affixes: affixes, dictionary: dictionary, frequencies: frequencies,
+      checker: { () throws(SpellingError) in try Hunspell(affixPath: affixPath, dictionaryPath: dictionaryPath) })
+  }
+
+  /// The bytes of the file at `path`, at most `limit` of them.
+  private static func read(_ path: String, limit: Int) throws(SpellingError) -> SpellingFile {
+    guard let file = fopen(path, "rb") else {
+      throw SpellingError(path: path, reason: String(cString: strerror(errno)))
+    }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = fread(&chunk, 1, chunk.count, file)
+      if count == 0 { break }
+      bytes += chunk[..<count]
+      guard bytes.count <= limit else {
+        throw SpellingError(path: path, reason: "larger than \(limit >> 20) MiB")
+      }
+    }
+    return SpellingFile(path: path, bytes: bytes)
+  }
+}
+
+/// libhunspell over a dictionary's `.aff` and `.dic` files, which it reads
+/// itself: the engine's ``WordChecker``.
+final class Hunspell: WordChecker, @unchecked Sendable {
+  private let handle: OpaquePointer
+
+  init(affixPath: String, dictionaryPath: String) throws(SpellingError) {
+    guard let handle = Hunspell_create(affixPath, dictionaryPath) else {
+      throw SpellingError(path: dictionaryPath, reason: "libhunspell could not load it")
+    }
+    self.handle = handle
+  }
+
+  deinit { Hunspell_destroy(handle) }
+
+  func spells(_ word: UnsafePointer<CChar>) -> Bool { Hunspell_spell(handle, word) != 0 }
+}
