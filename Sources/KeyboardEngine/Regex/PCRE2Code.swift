@@ -5,7 +5,7 @@ import CPCRE2
 /// for a ``RegexNode``. Interpreted, not JIT-compiled: the daemon's unit
 /// forbids writable executable memory (MemoryDenyWriteExecute). Immutable
 /// once made; it frees its code with itself.
-final class PCRE2Code: @unchecked Sendable {
+package final class PCRE2Code: @unchecked Sendable {
   private let code: OpaquePointer
   /// How many capture groups it has.
   let groups: Int
@@ -45,7 +45,7 @@ final class PCRE2Code: @unchecked Sendable {
   /// Searches `text` for the leftmost match (that ends at its end, when
   /// anchored so); its start, with the groups' ranges in `data`. Nil
   /// when there is none, or the search passed the match limit.
-  func search(_ text: UnsafeBufferPointer<UInt32>, data: PCRE2MatchData) -> Int? {
+  package func search(_ text: UnsafeBufferPointer<UInt32>, data: PCRE2MatchData) -> Int? {
     let found = pcre2_match_32(
       code, text.baseAddress ?? UnsafePointer(data.empty), text.count, 0, UInt32(PCRE2_NO_UTF_CHECK), data.data,
       data.context)
@@ -57,12 +57,12 @@ final class PCRE2Code: @unchecked Sendable {
 }
 
 /// A pattern of espanso's syntax parsed and compiled: the one way a
-/// trigger or a filter is made.
-struct ParsedPattern {
+/// trigger or a filter (the daemon's FilterRegex) is made.
+package struct ParsedPattern {
   let tree: RegexNode
   let classes: [CharacterClass]
   let groupNames: [String?]
-  let code: PCRE2Code
+  package let code: PCRE2Code
 
   /// The longest PCRE2 pattern one becomes, in characters.
   static let maximumCompiled = 65_536
@@ -70,7 +70,7 @@ struct ParsedPattern {
   /// Parses `pattern` and compiles it, anchored at the end of the text
   /// when `endAnchored`; refuses one that can match the empty string when
   /// `refusingEmpty`.
-  init(_ pattern: String, endAnchored: Bool, refusingEmpty: Bool) throws(RegexError) {
+  package init(_ pattern: String, endAnchored: Bool, refusingEmpty: Bool) throws(RegexError) {
     var parser = RegexParser(Array(pattern.unicodeScalars))
     tree = try parser.parse()
     if refusingEmpty && tree.isNullable { throw RegexError(message: "the regex can match the empty string", offset: 0) }
@@ -94,14 +94,14 @@ struct ParsedPattern {
 /// Where matches put what they found, made once and reused (a search
 /// allocates nothing once the backtracking memory PCRE2 keeps in it has
 /// grown to what the patterns need), with the match limit.
-final class PCRE2MatchData: @unchecked Sendable {
+package final class PCRE2MatchData: @unchecked Sendable {
   fileprivate let data: OpaquePointer
   fileprivate let context: OpaquePointer
   /// A text of no characters still needs an address.
   fileprivate let empty = UnsafeMutablePointer<UInt32>.allocate(capacity: 1)
 
   /// Room for `groups` groups besides the whole match.
-  init(groups: Int) {
+  package init(groups: Int) {
     data = pcre2_match_data_create_32(UInt32(groups + 1), nil)!
     context = pcre2_match_context_create_32(nil)!
     pcre2_set_match_limit_32(context, PCRE2Code.matchLimit)
