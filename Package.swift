@@ -119,6 +119,9 @@ let package = Package(
       dependencies: ["CKeyboard", "CPCRE2"],
       swiftSettings: engineSettings
     ),
+    // Keymaps compiled and compose tables read from the system's XKB files:
+    // the layouts the engine is handed (it reads no file itself).
+    .target(name: "XKBFiles", dependencies: ["KeyboardEngine", "CKeyboard"], swiftSettings: engineSettings),
     // A language's hunspell files read, and libhunspell over them: what the
     // engine's autocorrect is handed (it reads no file itself).
     .target(name: "HunspellFiles", dependencies: ["KeyboardEngine", "CHunspell"], swiftSettings: engineSettings),
@@ -136,6 +139,7 @@ let package = Package(
         "CYAML",
         "KeyboardEngine",
         "HunspellFiles",
+        "XKBFiles",
         "SessionWork",
         "LogOptions",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -194,11 +198,11 @@ let package = Package(
       swiftSettings: pangoIncludes),
     .testTarget(
       name: "KeyboardEngineTests",
-      dependencies: ["KeyboardEngine", "HunspellFiles", "AllocationCounter", "CKeyboard", "TestSupport"]),
+      dependencies: ["KeyboardEngine", "HunspellFiles", "XKBFiles", "AllocationCounter", "CKeyboard", "TestSupport"]),
     .testTarget(
       name: "vkbdTests",
       dependencies: [
-        "VKBDDaemon", "AgentProtocol", "KeyboardEngine", "CEvdev", "CKeyboard", "LinuxSystem", "LogOptions",
+        "VKBDDaemon", "AgentProtocol", "KeyboardEngine", "XKBFiles", "CEvdev", "CKeyboard", "LinuxSystem", "LogOptions",
         "TestSupport",
         .product(name: "Yams", package: "Yams"),
       ],
@@ -216,7 +220,7 @@ if ProcessInfo.processInfo.environment["VKBD_BENCHMARKS"] != nil {
     .executableTarget(
       name: "EngineBenchmarks",
       dependencies: [
-        "KeyboardEngine", "HunspellFiles", "TestSupport", .product(name: "Benchmark", package: "benchmark"),
+        "KeyboardEngine", "HunspellFiles", "XKBFiles", "TestSupport", .product(name: "Benchmark", package: "benchmark"),
       ],
       path: "Benchmarks/EngineBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

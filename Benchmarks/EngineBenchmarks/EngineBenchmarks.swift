@@ -2,6 +2,7 @@ import Benchmark
 import HunspellFiles
 import KeyboardEngine
 import TestSupport
+import XKBFiles
 
 /// The engine's cost per key event (DESIGN 1.1: well under a microsecond, no
 /// allocation), for the paths a keystroke can take. Each benchmark feeds one

@@ -25,10 +25,11 @@ public final class Layout {
   /// Number of XKB groups ("layouts" in `us,ru`).
   public var groupCount: Int { keymap.groupCount }
 
-  /// Compiles the keymap for `names` and builds the character table.
-  public init(names: LayoutNames) throws(LayoutError) {
+  /// Builds the character table of `keymap`, compiled for `names`
+  /// (XKBFiles' `Layout(names:)` compiles it).
+  package init(names: LayoutNames, keymap: XKBKeymap) {
     self.names = names
-    self.keymap = try XKBKeymap(names: names)
+    self.keymap = keymap
     numLockMask = keymap.mask(ofModifier: XKB_MOD_NAME_NUM)
     nextGroupChord = groupCount > 1 ? probeNextGroupChord() : nil
     slotTypings = Array(repeating: [:], count: 2 * max(groupCount, 1))

@@ -5,17 +5,17 @@
 /// A mutex (`pthread_mutex_t`) for the few things engines on several
 /// threads share: libxkbcommon's reference counts, the layouts in use.
 /// Keys never wait on one.
-final class Lock: @unchecked Sendable {
+package final class Lock: @unchecked Sendable {
   private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
 
-  init() { pthread_mutex_init(mutex, nil) }
+  package init() { pthread_mutex_init(mutex, nil) }
 
   deinit {
     pthread_mutex_destroy(mutex)
     mutex.deallocate()
   }
 
-  func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return try body()

@@ -66,74 +66,31 @@ public struct LayoutNames: Hashable, Sendable, CustomStringConvertible {
 /// Why a keymap could not be made.
 public struct LayoutError: Error, Equatable, CustomStringConvertible {
   public var names: LayoutNames
+
+  public init(names: LayoutNames) { self.names = names }
+
   public var description: String {
     "xkb_keymap_new_from_names: no keymap for layout \(names) (is xkb-data installed?)"
   }
 }
 
 /// An XKB keymap and its compose table: wraps `xkb_context`, `xkb_keymap`
-/// and `xkb_compose_table` from libxkbcommon. XKB key codes are evdev codes + 8.
-final class XKBKeymap {
+/// and `xkb_compose_table` from libxkbcommon, as the daemon compiled and
+/// read them from the system's XKB files (XKBFiles): the engine reads no
+/// file. XKB key codes are evdev codes + 8.
+package final class XKBKeymap {
   let context: OpaquePointer
   let keymap: OpaquePointer
   /// The compose table, when a key of the keymap types a keysym it knows.
   let composeTable: OpaquePointer?
 
-  /// Compiles the keymap (`xkb_keymap_new_from_names`), and takes the
-  /// compose table when a keysym of it starts a sequence or is one.
-  init(names: LayoutNames) throws(LayoutError) {
-    guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else {
-      throw LayoutError(names: names)
-    }
-    xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
-    let made = names.rules.withCString { rules in
-      names.model.withCString { model in
-        names.layout.withCString { layout in
-          names.variant.withCString { variant in
-            names.options.withCString { options in
-              var rmlvo = xkb_rule_names(
-                rules: rules, model: model, layout: layout, variant: variant, options: options)
-              return xkb_keymap_new_from_names(context, &rmlvo, XKB_KEYMAP_COMPILE_NO_FLAGS)
-            }
-          }
-        }
-      }
-    }
-    guard let keymap = made else {
-      xkb_context_unref(context)
-      throw LayoutError(names: names)
-    }
+  /// Takes `keymap` and its `context`, which it frees, and `table`, the
+  /// locale's compose table (kept by whoever read it), when a key of the
+  /// keymap types a keysym the table knows.
+  package init(context: OpaquePointer, keymap: OpaquePointer, composeTable table: OpaquePointer?) {
     self.context = context
     self.keymap = keymap
-    let table = Self.composeTable(locale: names.locale)
-    self.composeTable = table.flatMap { Self.usesCompose(keymap, table: $0) ? $0 : nil }
-  }
-
-  /// The compose tables read so far, by locale: each is read once for
-  /// every keymap (its parsing costs as much as compiling a keymap), and
-  /// kept.
-  nonisolated(unsafe) private static var composeTables: [String: OpaquePointer?] = [:]
-
-  /// The compose table of `locale` (`xkb_compose_table_new_from_locale`),
-  /// or of en_US.UTF-8 when it is empty or has none; nil when the system
-  /// has neither.
-  private static func composeTable(locale: String) -> OpaquePointer? {
-    XKBReferences.withLock {
-      if let table = composeTables[locale] { return table }
-      let table: OpaquePointer? = {
-        guard let context = xkb_context_new(XKB_CONTEXT_NO_ENVIRONMENT_NAMES) else { return nil }
-        defer { xkb_context_unref(context) }
-        xkb_context_set_log_level(context, XKB_LOG_LEVEL_CRITICAL)
-        for name in [locale, "en_US.UTF-8", "C"] where !name.isEmpty {
-          if let table = xkb_compose_table_new_from_locale(context, name, XKB_COMPOSE_COMPILE_NO_FLAGS) {
-            return table
-          }
-        }
-        return nil
-      }()
-      composeTables[locale] = table
-      return table
-    }
+    composeTable = table.flatMap { Self.usesCompose(keymap, table: $0) ? $0 : nil }
   }
 
   /// Whether a key types a keysym `table` knows: a dead key or Multi_key,
@@ -181,10 +138,10 @@ final class XKBKeymap {
 /// libxkbcommon counts references to a keymap and a compose table without
 /// atomics (its issue #300), and a ``Layout`` may serve engines on several
 /// threads: states are made and freed under this lock. Keys never take it.
-enum XKBReferences {
+package enum XKBReferences {
   static let lock = Lock()
 
-  static func withLock<Result>(_ body: () -> Result) -> Result { lock.withLock(body) }
+  package static func withLock<Result>(_ body: () -> Result) -> Result { lock.withLock(body) }
 }
 
 /// The state of a keyboard as an application sees it: `xkb_state` (modifiers,

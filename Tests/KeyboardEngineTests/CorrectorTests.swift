@@ -3,6 +3,7 @@ import HunspellFiles
 import Testing
 
 @testable import KeyboardEngine
+import XKBFiles
 
 /// The corrector and the dictionaries it reads: Debian's real hunspell
 /// files and layouts, and broken files of every sort. The dictionaries

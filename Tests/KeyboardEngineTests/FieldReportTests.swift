@@ -2,6 +2,7 @@ import CKeyboard
 import Testing
 
 @testable import KeyboardEngine
+import XKBFiles
 
 /// A session agent's reports of the field's text, against what the engine
 /// typed itself: agreement completes the model, disagreement replaces it.

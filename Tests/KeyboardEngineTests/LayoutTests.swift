@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import KeyboardEngine
+import XKBFiles
 
 @Suite struct LayoutTests {
   /// The edits a typing makes on a fresh decoder.

@@ -1,4 +1,5 @@
 import KeyboardEngine
+import XKBFiles
 
 /// Layouts compiled once for all tests (compiling a keymap takes milliseconds).
 enum Layouts {

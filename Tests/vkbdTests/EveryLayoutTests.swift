@@ -6,6 +6,7 @@ import Testing
 
 @testable import KeyboardEngine
 @testable import VKBDDaemon
+import XKBFiles
 
 /// Every layout and variant xkeyboard-config ships on this machine, and
 /// keymaps its options change (several groups, Compose, the keypad): every

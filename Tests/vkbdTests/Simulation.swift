@@ -2,6 +2,7 @@ import Foundation
 import KeyboardEngine
 
 @testable import VKBDDaemon
+import XKBFiles
 
 /// Runs scripts the way `vkbd simulate` does, for scenario tests.
 enum Simulation {

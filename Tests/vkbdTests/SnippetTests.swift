@@ -4,6 +4,7 @@ import KeyboardEngine
 import Testing
 
 @testable import VKBDDaemon
+import XKBFiles
 
 /// Snippet expansion (DESIGN 3.5), as scripts a person types and the text an
 /// application shows, through the same path as `vkbd simulate`.

@@ -2,6 +2,7 @@ import AgentProtocol
 import Glibc
 import KeyboardEngine
 import LinuxSystem
+import XKBFiles
 
 /// Reads the config file (YAML) into a ``Configuration``.
 enum ConfigLoader {

@@ -2,6 +2,7 @@ import AgentProtocol
 import Glibc
 import KeyboardEngine
 import LinuxSystem
+import XKBFiles
 
 /// The daemon's whole configuration, as read from the config file.
 struct Configuration {

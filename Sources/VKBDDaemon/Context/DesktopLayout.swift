@@ -1,5 +1,6 @@
 import AgentProtocol
 import KeyboardEngine
+import XKBFiles
 
 /// The desktop's keyboard layout, as the active user's session agent
 /// reports it (DESIGN 7): each distinct set of XKB names is compiled once

@@ -1,6 +1,7 @@
 import AgentProtocol
 import FoundationEssentials
 import KeyboardEngine
+import XKBFiles
 
 /// One line of a typing script for `vkbd simulate`.
 enum ScriptStep: Equatable {

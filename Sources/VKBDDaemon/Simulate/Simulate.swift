@@ -3,6 +3,7 @@ import Glibc
 import KeyboardEngine
 import LinuxSystem
 import SessionWork
+import XKBFiles
 
 extension VKBD {
   /// `vkbd simulate`: the engine on a virtual clock, fed by a typing script.

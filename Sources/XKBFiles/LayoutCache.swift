@@ -1,3 +1,5 @@
+import KeyboardEngine
+
 extension Layout {
   /// The layout of `names`: the one compiled before while anything still
   /// holds it, else compiled now. A reload of the same config, or a desktop
