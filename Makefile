@@ -36,7 +36,7 @@ BIN := $(if $(filter release,$(CONFIGURATION)),$(RELEASE_BIN),.build/$(CONFIGURA
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 
 # Debian packages the build and the tests need, and those the daemon needs to run.
-BUILD_PACKAGES := pkg-config libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev libpcre2-dev xkb-data libx11-data mandoc systemd \
+BUILD_PACKAGES := pkg-config binutils libevdev-dev libudev-dev libxkbcommon-dev libyaml-dev libpcre2-dev xkb-data libx11-data mandoc systemd \
 	libsystemd-dev libwayland-dev libxcb1-dev libxcb-xkb-dev libpango1.0-dev libcairo2-dev \
 	dbus xvfb x11-xkb-utils at-spi2-core python3-gi gir1.2-gtk-3.0 nodejs wl-clipboard \
 	libhunspell-dev hunspell-en-us hunspell-de-de hunspell-fr hunspell-ru hunspell codespell python3-pip python3-msgpack \

@@ -186,7 +186,7 @@ let package = Package(
       linkerSettings: [.unsafeFlags(["-use-ld=lld"])]
     ),
     .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
-    .target(name: "TestSupport", dependencies: ["KeyboardEngine"], path: "Tests/TestSupport"),
+    .target(name: "TestSupport", dependencies: ["KeyboardEngine", "LinuxSystem"], path: "Tests/TestSupport"),
     .testTarget(name: "AgentProtocolTests", dependencies: ["AgentProtocol"]),
     .testTarget(
       name: "AgentTests",

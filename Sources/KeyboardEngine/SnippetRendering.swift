@@ -19,14 +19,17 @@ public struct VariableInputs: Sendable {
   public var now: Int64
   /// Seeds the `random` choices.
   public var seed: UInt64
+  /// Writes the `date` variables (``EngineWorld/writeDate``).
+  public var writeDate: DateWriter
   /// The named groups of a regex trigger.
   public var captures: [String: String] = [:]
   /// The session agent's answers, by variable index.
   public var answers: [Int: VariableValue] = [:]
 
-  public init(now: Int64, seed: UInt64) {
+  public init(now: Int64, seed: UInt64, writeDate: @escaping DateWriter) {
     self.now = now
     self.seed = seed
+    self.writeDate = writeDate
   }
 }
 
@@ -50,7 +53,7 @@ extension Snippet {
         let pick = choices.isEmpty ? nil : Int(random.next() % UInt64(choices.count))
         values[index] = VariableValue(pick.map { choices[$0].render(values) } ?? "")
       case .date(let format, let offset, let locale):
-        values[index] = VariableValue(Self.format(date: inputs.now + offset, format.render(values), locale: locale))
+        values[index] = VariableValue(inputs.writeDate(inputs.now + offset, format.render(values), locale))
       case .capture:
         values[index] = VariableValue(inputs.captures[variable.name] ?? "")
       case .match(let trigger):
@@ -58,7 +61,7 @@ extension Snippet {
           values[index] = VariableValue("")
           break
         }
-        var innerInputs = VariableInputs(now: inputs.now, seed: random.next())
+        var innerInputs = VariableInputs(now: inputs.now, seed: random.next(), writeDate: inputs.writeDate)
         innerInputs.captures = inputs.captures
         let (innerValues, _) = inner.evaluate(innerInputs, nested: nested, depth: depth + 1)
         values[index] = VariableValue(
@@ -93,10 +96,10 @@ extension Snippet {
     return RenderedSnippet(text: scalars, charactersAfterCursor: after)
   }
 
-  /// What typing `typed` (one of the triggers) would type now, for listings
-  /// (the cursor hint left out; session variables empty).
-  public func preview(typed: String, now: Int64, nested: (String) -> Snippet?) -> String {
-    let values = evaluate(VariableInputs(now: now, seed: UInt64(truncatingIfNeeded: now)), nested: nested).values
+  /// What typing `typed` (one of the triggers) would type now in `world`,
+  /// for listings (the cursor hint left out; session variables empty).
+  public func preview(typed: String, world: EngineWorld, nested: (String) -> Snippet?) -> String {
+    let values = evaluate(world.variableInputs(), nested: nested).values
     return String(scalars: render(typed: typed.unicodeScalars, values: values).text)
   }
 
@@ -134,46 +137,6 @@ extension Snippet {
       atWordStart = character.isWhitespace || (atWordStart && !character.isLetter)
     }
     return result
-  }
-
-  /// `strftime` in the local time zone (espanso's format strings are chrono's,
-  /// whose common specifiers are strftime's), with names from `locale` when
-  /// the system has it, else the C locale's.
-  public static func format(date seconds: Int64, _ format: String, locale: String? = nil) -> String {
-    var time = time_t(seconds)
-    var parts = tm()
-    guard localtime_r(&time, &parts) != nil else { return "" }
-    var buffer = [CChar](repeating: 0, count: 512)
-    let length: Int
-    if let locale, let handle = DateLocale.open(locale) {
-      defer { freelocale(handle) }
-      length = strftime_l(&buffer, buffer.count, format, &parts, handle)
-    } else {
-      length = strftime(&buffer, buffer.count, format, &parts)
-    }
-    guard length > 0 else { return "" }
-    return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
-}
-
-/// The locales of date variables: espanso names them as BCP 47 tags
-/// (`de-DE`), glibc as POSIX names (`de_DE.UTF-8`).
-public enum DateLocale {
-  /// The POSIX name of a tag: `de-DE` is `de_DE.UTF-8`.
-  public static func posixName(_ tag: String) -> String {
-    let base = tag.split(separator: ".", maxSplits: 1).first.map(String.init) ?? tag
-    return String(base.map { $0 == "-" ? "_" : $0 }) + ".UTF-8"
-  }
-
-  /// Whether the system has the locale (`locales-all`, or one generated).
-  public static func isInstalled(_ tag: String) -> Bool {
-    guard let handle = open(tag) else { return false }
-    freelocale(handle)
-    return true
-  }
-
-  static func open(_ tag: String) -> locale_t? {
-    newlocale(LC_TIME_MASK, posixName(tag), nil)
   }
 }
 

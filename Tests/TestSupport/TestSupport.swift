@@ -1,5 +1,6 @@
 import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 /// `count` snippets with random `;`-led triggers of 3 to 8 lowercase letters,
 /// which prose walks into but never completes.
@@ -35,6 +36,7 @@ public func replayedEdits(
 }
 
 extension EngineWorld {
-  /// The tests' engines: the system's clock, and one seed always.
-  public static let testing = EngineWorld(wallClock: { Int64(time(nil)) }, randomSeed: { 0x5EED })
+  /// The tests' engines: the system's clock and dates, and one seed always.
+  public static let testing = EngineWorld(
+    wallClock: { Int64(time(nil)) }, randomSeed: { 0x5EED }, writeDate: LocalDates.write)
 }

@@ -2,6 +2,7 @@ import AgentProtocol
 import CEvdev
 import Foundation
 import KeyboardEngine
+import LinuxSystem
 import TestSupport
 import Testing
 
@@ -18,7 +19,8 @@ import Testing
   static func preview(_ trigger: String, in snippets: SnippetTable) throws -> String {
     let matcher = SnippetMatcher(snippets)
     let snippet = try #require(matcher.snippet(forTrigger: trigger))
-    return snippet.preview(typed: trigger, now: 1_700_000_000, nested: matcher.snippet(forTrigger:))
+    let world = EngineWorld(wallClock: { 1_700_000_000 }, randomSeed: { 0x5EED }, writeDate: LocalDates.write)
+    return snippet.preview(typed: trigger, world: world, nested: matcher.snippet(forTrigger:))
   }
 
   @Test func aTildeStandsForTheHomeDirectory() {

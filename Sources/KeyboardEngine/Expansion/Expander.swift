@@ -141,7 +141,7 @@ final class Expander {
       typed.append(view[typedFromEnd: offset])
     }
     if !match.endsWithSeparator { typed.append(next) }
-    var inputs = VariableInputs(now: host.world.wallClock(), seed: host.world.randomSeed())
+    var inputs = host.world.variableInputs()
     inputs.captures = snippets.captures(of: match, scratch: regexScratch)
     let expansion = WaitingExpansion(
       match: match, inputs: inputs, typed: typed, modelLength: modelLength,
@@ -193,7 +193,7 @@ final class Expander {
   func insert(_ index: Int, key code: UInt16, at now: Instant, host: some KeyboardHost, into output: inout KeyOutput) {
     var expansion = WaitingExpansion(
       match: SnippetMatcher.Match(snippet: index, typedLength: 0, endsWithSeparator: false),
-      inputs: VariableInputs(now: host.world.wallClock(), seed: host.world.randomSeed()), typed: [],
+      inputs: host.world.variableInputs(), typed: [],
       modelLength: 0, capitalized: false, key: code, next: "\n",
       deadline: now.adding(milliseconds: host.configuration.expansion.sessionTimeoutMilliseconds))
     expansion.fromPicker = true

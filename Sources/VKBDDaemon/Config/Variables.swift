@@ -1,4 +1,5 @@
 import KeyboardEngine
+import LinuxSystem
 
 /// A variable as defined.
 enum VariableDefinition {
@@ -166,7 +167,7 @@ enum VariableReader {
         return .unsupported(type: "date with tz", origin: "")
       }
       let locale = text("locale")
-      if let locale, !DateLocale.isInstalled(locale) {
+      if let locale, !LocalDates.isInstalled(locale) {
         reader.warn(
           "date locale '\(locale)' is not installed on this system (package locales-all): English names are used",
           at: values["locale"], kind: .unsupported)

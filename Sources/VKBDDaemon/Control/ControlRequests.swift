@@ -49,8 +49,7 @@ extension Daemon {
       guard let trigger = request.trigger, let snippet = engine.snippets.snippet(forTrigger: trigger) else {
         return .failure("no snippet has the trigger '\(request.trigger ?? "")'")
       }
-      reply.expansion = snippet.preview(
-        typed: trigger, now: Int64(time(nil)), nested: engine.snippets.snippet(forTrigger:))
+      reply.expansion = snippet.preview(typed: trigger, world: .system, nested: engine.snippets.snippet(forTrigger:))
     case .apps:
       reply.apps = appRules.rules.enumerated().map { index, rule in
         AppRuleReport(

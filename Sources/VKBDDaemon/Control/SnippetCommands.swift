@@ -46,11 +46,12 @@ extension VKBD {
 
     func run() throws {
       let expansion: String?
-      switch try source.snippets(ControlRequest(command: .expand, trigger: trigger), client: client, command: "expand") {
+      switch try source.snippets(ControlRequest(command: .expand, trigger: trigger), client: client, command: "expand")
+      {
       case .read(let table):
         let matcher = SnippetMatcher(table)
         expansion = matcher.snippet(forTrigger: trigger)?.preview(
-          typed: trigger, now: Int64(time(nil)), nested: matcher.snippet(forTrigger:))
+          typed: trigger, world: .system, nested: matcher.snippet(forTrigger:))
         if expansion == nil { printError("no snippet has the trigger '\(trigger)'") }
       case .daemon(let reply):
         expansion = reply.expansion
