@@ -10,7 +10,7 @@ import Glibc
 final class ForeignToplevelSource: FocusSource {
   let name = "wlr-foreign-toplevel"
 
-  private let display: OpaquePointer
+  private let wayland: WaylandConnection
   private var registry: OpaquePointer?
   private var manager: OpaquePointer?
   /// Every window, by its handle.
@@ -31,39 +31,33 @@ final class ForeignToplevelSource: FocusSource {
     var pendingActivated: Bool?
   }
 
-  /// Connects to the compositor of `WAYLAND_DISPLAY` and binds its toplevel
-  /// manager; throws when there is no compositor or it has no such manager.
-  init() throws(AgentExit) {
-    guard let display = wl_display_connect(nil) else {
-      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
-    }
-    self.display = display
-    registry = wl_display_get_registry(display)
+  /// Binds the toplevel manager of the compositor `wayland` connects to;
+  /// throws when it has none.
+  init(on wayland: WaylandConnection) throws(AgentExit) {
+    self.wayland = wayland
+    registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The first round trip lists the globals (and binds the manager), the
     // second brings every window the compositor has.
-    // (Thrown from here on, the instance is whole: deinit disconnects.)
-    guard wl_display_roundtrip(display) >= 0, manager != nil, wl_display_roundtrip(display) >= 0 else {
+    guard wayland.roundtrip(), manager != nil, wayland.roundtrip() else {
       throw AgentExit("the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1")
     }
   }
 
-  func start() throws(AgentExit) { reportFocus() }
-
-  deinit { wl_display_disconnect(display) }
-
-  var pollFD: Int32? { wl_display_get_fd(display) }
-
-  func beforeWait() {
-    _ = wl_display_dispatch_pending(display)
-    _ = wl_display_flush(display)
-  }
-
-  /// Reads and handles the compositor's events; throws when it went away.
-  func readable() throws(AgentExit) {
-    guard wl_display_dispatch(display) >= 0 else { throw AgentExit("the Wayland compositor closed", status: 0) }
+  /// Reports the focused window, and from then on each change, once the
+  /// events that made it are dispatched.
+  func start() throws(AgentExit) {
     reportFocus()
+    wayland.afterEvents { [unowned self] in reportFocus() }
   }
+
+  /// The connection is the loop's (``WaylandConnection``).
+  var pollFD: Int32? { nil }
+
+  func readable() throws(AgentExit) {}
+
+  /// Its objects go with it; the shared connection stays.
+  deinit { WaylandConnection.release(windows.keys.map { OpaquePointer($0) } + [manager, registry]) }
 
   /// Reports the window that is activated, or none (a launcher or an empty
   /// workspace has the keyboard), once every event read is applied.

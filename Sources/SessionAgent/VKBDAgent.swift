@@ -124,15 +124,23 @@ struct VKBDAgent: ParsableCommand {
       throw AgentExit("another vkbd-agent serves this session", status: 0)
     }
     let agent = try AgentLoop()
-    let (focusSource, watches) = try openSource(environment, logger: logger)
+    // One connection to the Wayland compositor, which the focus, field and
+    // picker clients share; when the compositor closes it the session ended.
+    let wayland: WaylandConnection? =
+      switch source {
+      case .x11: nil
+      case .auto where !environment.wayland: nil
+      default: try WaylandConnection()
+      }
+    let focusSource = try openSource(environment, wayland: wayland, logger: logger)
     logger.info("following the focus", metadata: ["source": "\(focusSource.name)"])
-    let picker = print ? nil : openPicker(environment, focusSource: focusSource, logger: logger)
+    let picker = print ? nil : openPicker(environment, wayland: wayland, focusSource: focusSource, logger: logger)
     if let (window, pollable) = picker {
       logger.info("the snippet picker is shown here", metadata: ["window": "\(window.name)"])
       for item in pollable { agent.add(item) }
     }
     let fields = FieldSources(
-      openFieldSources(environment, focusSource: focusSource, loop: agent.loop, logger: logger))
+      openFieldSources(environment, wayland: wayland, focusSource: focusSource, loop: agent.loop, logger: logger))
     let rereading = RestartingTimer(loop: agent.loop) { [unowned fields] in fields.rereadWorse() }
     fields.scheduleReread = { rereading.restart(after: FieldSources.rereadDelay) }
     let daemon = DaemonLink(
@@ -201,7 +209,7 @@ struct VKBDAgent: ParsableCommand {
     let userSnippets = UserSnippets(loop: agent.loop, logger: logger)
     userSnippets.onFiles = { files, directory in daemon.report(snippetFiles: files, directory: directory) }
     let extra: [Pollable] = (fields.sources + [layoutSource].compactMap { $0 }).filter { $0 !== focusSource }
-    for item in [focusSource] + extra + watches { agent.add(item) }
+    for item in [focusSource] + extra + [wayland].compactMap({ $0 }) { agent.add(item) }
     let learnedWords = LearnedWordsKeeper(loop: agent.loop, logger: logger)
     learnedWords.onWords = { words in daemon.report(learnedWords: words) }
     daemon.onWordLearned = { word in learnedWords.learn(word) }
@@ -245,33 +253,33 @@ struct VKBDAgent: ParsableCommand {
     agent.add(icon)
   }
 
-  /// The source `--source` names, or the first the session offers, and
-  /// what else tells when the session ends.
-  private func openSource(_ environment: SessionEnvironment, logger: Logger) throws(AgentExit) -> (
-    FocusSource, [Pollable]
-  ) {
-    func bridge(_ desktop: ShellBridge.Desktop) throws(AgentExit) -> (FocusSource, [Pollable]) {
-      (try ShellBridge(desktop: desktop, kwinScript: Self.kwinScript, logger: logger), [try DisplayWatch()])
+  /// The source `--source` names, or the first the session offers; on
+  /// `wayland`, the agent's connection to the compositor, where there is one.
+  private func openSource(_ environment: SessionEnvironment, wayland: WaylandConnection?, logger: Logger)
+    throws(AgentExit) -> FocusSource
+  {
+    func bridge(_ desktop: ShellBridge.Desktop) throws(AgentExit) -> FocusSource {
+      try ShellBridge(desktop: desktop, kwinScript: Self.kwinScript, logger: logger)
     }
     switch source {
-    case .wlroots: return (try ForeignToplevelSource(), [])
-    case .x11: return (try X11Source(), [])
+    case .wlroots: if let wayland { return try ForeignToplevelSource(on: wayland) }
+    case .x11: return try X11Source()
     case .gnome: return try bridge(.gnome)
     case .kde: return try bridge(.kde)
     case .auto: break
     }
-    if environment.wayland {
-      if let wayland = try? ForeignToplevelSource() { return (wayland, []) }
+    if let wayland {
+      if let source = try? ForeignToplevelSource(on: wayland) { return source }
       if environment.desktops.contains("GNOME") { return try bridge(.gnome) }
       if environment.desktops.contains("KDE") { return try bridge(.kde) }
       guard environment.x11 else {
         throw AgentExit("this Wayland compositor tells no client which window has the focus")
       }
       logger.warning("this Wayland compositor tells nothing of the focus: following its Xwayland windows only")
-      return (try X11Source(), [try DisplayWatch()])
+      return try X11Source()
     }
     guard environment.x11 else { throw AgentExit("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set") }
-    return (try X11Source(), [])
+    return try X11Source()
   }
 
   /// Where the field's role and text come from, best first: the
@@ -283,7 +291,8 @@ struct VKBDAgent: ParsableCommand {
   /// ibus-daemon's bus where IBus runs (roles without text); then the
   /// accessibility bus. Empty: from the app only.
   private func openFieldSources(
-    _ environment: SessionEnvironment, focusSource: FocusSource, loop: EventLoop, logger: Logger
+    _ environment: SessionEnvironment, wayland: WaylandConnection?, focusSource: FocusSource, loop: EventLoop,
+    logger: Logger
   ) -> [FieldSource] {
     var sources: [FieldSource] = []
     let bridge = focusSource as? ShellBridge
@@ -300,9 +309,9 @@ struct VKBDAgent: ParsableCommand {
       case .other(let other):
         logger.notice("KWin's input method is \(other): it stays, and text fields are learned from AT-SPI only")
       }
-    } else if environment.wayland {
+    } else if let wayland {
       do {
-        return [try InputMethodSource(logger: logger)]
+        return [try InputMethodSource(on: wayland, logger: logger)]
       } catch {
         logger.info("no input method: \(error.message)")
       }
@@ -352,16 +361,17 @@ struct VKBDAgent: ParsableCommand {
   /// it: a layer-shell surface on Wayland compositors that have the
   /// protocol (wlroots, KWin), the GNOME extension's on GNOME Shell, an
   /// override-redirect window on X11; nil where none of them is there.
-  private func openPicker(_ environment: SessionEnvironment, focusSource: FocusSource, logger: Logger) -> (
+  private func openPicker(
+    _ environment: SessionEnvironment, wayland: WaylandConnection?, focusSource: FocusSource, logger: Logger
+  ) -> (
     window: PickerWindow, pollable: [Pollable]
   )? {
     if let bridge = focusSource as? ShellBridge, bridge.desktop == .gnome { return (bridge, []) }
     let appearance = Appearance(gtkTheme: environment.gtkTheme, logger: logger)
     let theme = { [unowned appearance] in appearance.theme }
     do {
-      if environment.wayland {
-        let window = try LayerShellPicker(theme: theme, logger: logger)
-        return (window, [window, appearance])
+      if let wayland {
+        return (try LayerShellPicker(on: wayland, theme: theme, logger: logger), [appearance])
       }
       if environment.x11 {
         let window = try X11Picker(theme: theme, logger: logger)

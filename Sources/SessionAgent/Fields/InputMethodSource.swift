@@ -11,7 +11,7 @@ import Logging
 /// application as before. When another input method holds the seat (fcitx,
 /// IBus), the compositor says the agent's is unavailable, and the agent
 /// gives it up.
-final class InputMethodSource: FieldSource, Reconnecting {
+final class InputMethodSource: FieldSource {
   let name = "input-method"
 
   /// A text field sends at most 4000 bytes around the cursor: a text before
@@ -19,7 +19,6 @@ final class InputMethodSource: FieldSource, Reconnecting {
   /// field (or its paragraph, which GTK's text views send).
   static let clippedText = 3800
 
-  private var display: OpaquePointer?
   private var registry: OpaquePointer?
   private var seat: OpaquePointer?
   private var manager: OpaquePointer?
@@ -36,7 +35,6 @@ final class InputMethodSource: FieldSource, Reconnecting {
   private var pending = State()
   private var lastReport: FieldReport?
   private var loggedBadText = false
-  var onDescriptorChange: () -> Void = {}
 
   struct State: Equatable {
     var active = false
@@ -48,58 +46,36 @@ final class InputMethodSource: FieldSource, Reconnecting {
     var hint: UInt32 = 0
   }
 
-  /// Connects to the compositor and becomes the input method of its first
-  /// seat; throws when it offers no input method protocol or another input
-  /// method holds the seat.
-  init(logger: Logger) throws(AgentExit) {
+  /// Becomes the input method of the first seat of the compositor
+  /// `wayland` connects to; throws when it offers no input method protocol
+  /// or another input method holds the seat.
+  init(on wayland: WaylandConnection, logger: Logger) throws(AgentExit) {
     self.logger = logger
-    guard let display = wl_display_connect(nil) else {
-      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
-    }
-    self.display = display
-    registry = wl_display_get_registry(display)
+    registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
-    guard wl_display_roundtrip(display) >= 0, let manager, let seat else {
+    guard wayland.roundtrip(), let manager, let seat else {
       throw AgentExit("the compositor offers no zwp_input_method_manager_v2")
     }
     guard let method = CAgent_getInputMethod(manager, seat) else { throw AgentExit("get_input_method failed") }
     inputMethod = method
     WaylandEvents.dispatch(method, to: Self.inputMethodEvent, owner: self)
     // A seat that has an input method answers with `unavailable` at once.
-    guard wl_display_roundtrip(display) >= 0, inputMethod != nil else {
+    guard wayland.roundtrip(), inputMethod != nil else {
       throw AgentExit("another input method holds the seat")
     }
   }
 
+  /// Its objects go with it (the seat's input method given up); the
+  /// shared connection stays.
   deinit {
-    if let display { wl_display_disconnect(display) }
+    if let inputMethod { CAgent_request(inputMethod, UInt32(CAgent_inputMethodRequestDestroy), 1) }
+    WaylandConnection.release([manager, seat, registry])
   }
 
-  var pollFD: Int32? { display.map { wl_display_get_fd($0) } }
+  /// The connection is the loop's (``WaylandConnection``).
+  var pollFD: Int32? { nil }
 
-  func beforeWait() {
-    guard let display else { return }
-    _ = wl_display_dispatch_pending(display)
-    _ = wl_display_flush(display)
-  }
-
-  /// Reads the compositor's events. When it closes, the focus source ends
-  /// the agent; this source just stops.
-  func readable() throws(AgentExit) {
-    guard let display, wl_display_dispatch(display) >= 0 else {
-      stop()
-      return
-    }
-  }
-
-  /// Gives the connection up: the field comes from the app only from here on.
-  private func stop() {
-    let closing = display
-    display = nil
-    inputMethod = nil
-    onDescriptorChange()
-    if let closing { wl_display_disconnect(closing) }
-  }
+  func readable() throws(AgentExit) {}
 
   /// The report for a state: no field while inactive; the role, and the
   /// text before the cursor unless the field is secret. Nil when the

@@ -7,15 +7,15 @@ import Logging
 /// The snippet picker on wlroots compositors and KWin: a wlr-layer-shell
 /// surface on the overlay layer with no keyboard interactivity, anchored
 /// to the top of the output the compositor chooses (sway: the focused
-/// one), drawn with cairo into shared memory at the output's scale. Its own
-/// Wayland connection, so that it neither waits on nor disturbs the focus
-/// source's.
-final class LayerShellPicker: PickerWindow, Pollable {
+/// one), drawn with cairo into shared memory at the output's scale, on the
+/// agent's connection (``WaylandConnection``).
+final class LayerShellPicker: PickerWindow {
   let name = "layer-shell"
   /// The distance from the output's top edge, in logical pixels.
   static let topMargin: Int32 = 160
 
   private let display: OpaquePointer
+  private let wayland: WaylandConnection
   private let logger: Logger
   private var registry: OpaquePointer?
   private var compositor: OpaquePointer?
@@ -35,19 +35,17 @@ final class LayerShellPicker: PickerWindow, Pollable {
   /// The buffers the compositor still reads, with their memory.
   private var buffers: [UnsafeMutableRawPointer: (memory: UnsafeMutableRawPointer, length: Int)] = [:]
 
-  /// Connects to the compositor of `WAYLAND_DISPLAY`; throws when it offers
-  /// no layer shell.
-  init(theme: @escaping () -> PickerTheme, logger: Logger) throws(AgentExit) {
-    guard let display = wl_display_connect(nil) else {
-      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
-    }
-    self.display = display
+  /// Binds what it needs of the compositor `wayland` connects to; throws
+  /// when it offers no layer shell.
+  init(on wayland: WaylandConnection, theme: @escaping () -> PickerTheme, logger: Logger) throws(AgentExit) {
+    self.wayland = wayland
+    display = wayland.display
     self.theme = theme
     self.logger = logger
     registry = wl_display_get_registry(display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The globals, then the outputs' scales.
-    guard wl_display_roundtrip(display) >= 0, wl_display_roundtrip(display) >= 0 else {
+    guard wayland.roundtrip(), wayland.roundtrip() else {
       throw AgentExit("the Wayland compositor closed")
     }
     guard shell != nil, compositor != nil, shm != nil else {
@@ -56,20 +54,11 @@ final class LayerShellPicker: PickerWindow, Pollable {
     PickerPainter.warmUp()
   }
 
+  /// Its objects go with it; the shared connection stays.
   deinit {
     for (_, buffer) in buffers { munmap(buffer.memory, buffer.length) }
-    wl_display_disconnect(display)
-  }
-
-  var pollFD: Int32? { wl_display_get_fd(display) }
-
-  func beforeWait() {
-    _ = wl_display_dispatch_pending(display)
-    _ = wl_display_flush(display)
-  }
-
-  func readable() throws(AgentExit) {
-    guard wl_display_dispatch(display) >= 0 else { throw AgentExit("the Wayland compositor closed", status: 0) }
+    let objects = buffers.keys.map { OpaquePointer($0) } + outputScales.keys.map { OpaquePointer($0) }
+    WaylandConnection.release(objects + [layerSurface, surface, shell, shm, compositor, registry])
   }
 
   func show(_ view: PickerShow) {
