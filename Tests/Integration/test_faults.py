@@ -68,7 +68,7 @@ def started_with_probe(config, source):
     daemon, reader = started(config)
     wait_grabbed(daemon, source.name)
     reader.close()
-    return daemon, vmlib.start_probe("vkbd virtual keyboard")
+    return daemon, vmlib.start_probe("vkbd virtual keyboard", realtime=True)
 
 
 def typed_by(probe):

@@ -532,7 +532,7 @@ def focus_log(daemon):
     """The app and rule of each report the daemon took, from its debug log."""
     seen = []
     for line in daemon.stderr_text().splitlines():
-        match = re.search(r" app=(.*) rule=(\S+) \[vkbd\] focus$", line)
+        match = re.search(r" app=(.*) rule=(\S+) \[\w+\] focus$", line)
         if match:
             seen.append("%s %s" % match.groups())
     return seen

@@ -437,15 +437,20 @@ def forget_udevd():
             os.unlink(os.path.join(directory, name))
 
 
-def start_probe(name, excluded="-", count=2000000000, ready=True, motion=False):
+def start_probe(name, excluded="-", count=2000000000, ready=True, motion=False, realtime=False):
     """The project's C probe (Benchmarks/Latency/probe.c, built into
     $VKBD_LATENCY_TOOLS) reading the device `name` (its key events, or with
     `motion` its relative motion), for readers Python under TCG is too slow
     to be: its output goes to a file (a pipe nobody reads yet would fill and
-    stall it). It stops after `count` events or 5 s idle."""
+    stall it). It stops after `count` events or 5 s idle. `realtime`: it
+    reads at a realtime priority (SCHED_FIFO), as a compositor that asks
+    for one does (KWin), so that the guest's one emulated core, busy with
+    the daemon and the test, never keeps it from reading for the 16 ms in
+    which a long expansion fills the kernel's 64-event buffer."""
     output = tempfile.TemporaryFile("w+")
-    probe = subprocess.Popen([os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "probe"), name, excluded, str(count),
-                              "5000"] + (["rel"] if motion else []), stdout=output, stderr=subprocess.PIPE, text=True)
+    command = [os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "probe"), name, excluded, str(count), "5000"]
+    command = (["chrt", "--fifo", "50"] if realtime else []) + command + (["rel"] if motion else [])
+    probe = subprocess.Popen(command, stdout=output, stderr=subprocess.PIPE, text=True)
     probe.output = output
     if ready:
         while "probe: ready" not in probe.stderr.readline():
