@@ -100,10 +100,11 @@ struct VKBDAgent: ParsableCommand {
     do {
       if kwinInputMethod {
         let loop = try AgentLoop()
-        let method = try KWinInputMethod(logger: logger)
+        let wayland = try WaylandConnection()
+        let method = try KWinInputMethod(on: wayland, logger: logger)
         logger.info("KWin's input method: passing the focused text field on to the session's agent")
+        loop.add(wayland)
         loop.add(method)
-        loop.add(method.busWatch)
         try loop.run()
         return
       }

@@ -22,7 +22,6 @@ import Logging
 /// agent never holds KWin's input method up; when the agent's name
 /// appears, the field is sent again.
 final class KWinInputMethod: Pollable {
-  private var display: OpaquePointer?
   private var registry: OpaquePointer?
   private var inputMethod: OpaquePointer?
   private var context: OpaquePointer?
@@ -39,18 +38,15 @@ final class KWinInputMethod: Pollable {
   private var sent: ShellBridge.ShellField?
   private var loggedBadText = false
 
-  /// Connects to KWin through the socket it passed (WAYLAND_SOCKET) and to
-  /// the session bus; throws when the compositor offers no input method:
-  /// KWin offers it only to the client it starts.
-  init(logger: Logger) throws(AgentExit) {
+  /// Binds the input method of KWin, which `wayland` connects to through
+  /// the socket KWin passed (WAYLAND_SOCKET), and connects to the session
+  /// bus; throws when the compositor offers no input method: KWin offers it
+  /// only to the client it starts.
+  init(on wayland: WaylandConnection, logger: Logger) throws(AgentExit) {
     self.logger = logger
-    guard let display = wl_display_connect(nil) else {
-      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_SOCKET)")
-    }
-    self.display = display
-    registry = wl_display_get_registry(display)
+    registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
-    guard wl_display_roundtrip(display) >= 0, inputMethod != nil else {
+    guard wayland.roundtrip(), inputMethod != nil else {
       throw AgentExit(
         "the compositor offers no zwp_input_method_v1: KWin offers it only to the input method it starts "
           + "(vkbd-agent --setup-kwin)")
@@ -65,30 +61,26 @@ final class KWinInputMethod: Pollable {
   deinit {
     sd_bus_slot_unref(ownerSlot)
     sd_bus_flush_close_unref(bus)
-    if let display { wl_display_disconnect(display) }
   }
 
-  /// KWin's connection; the session bus is the second ``Pollable``.
-  var pollFD: Int32? { display.map { wl_display_get_fd($0) } }
+  /// The session bus. KWin's connection is the loop's (``WaylandConnection``),
+  /// which it watches before this: the events of a turn are dispatched
+  /// when ``beforeWait()`` sends what they changed.
+  var pollFD: Int32? { sd_bus_get_fd(bus) }
 
-  /// Applies what the events of this turn changed, then sends.
   func beforeWait() {
-    guard let display else { return }
-    _ = wl_display_dispatch_pending(display)
-    _ = wl_display_flush(display)
     if known { send(Self.field(for: state, logBadText: logBadText)) }
     while sd_bus_process(bus, nil) > 0 {}
     _ = sd_bus_flush(bus)
   }
 
   func readable() throws(AgentExit) {
-    guard let display, wl_display_dispatch(display) >= 0 else {
-      throw AgentExit("KWin closed the input method's connection", status: 0)
+    while true {
+      let status = sd_bus_process(bus, nil)
+      if status == 0 { return }
+      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
     }
   }
-
-  /// The session bus, for the loop to watch.
-  var busWatch: Pollable { BusWatch(owner: self) }
 
   /// The call for a state: no field while no context is active; else the
   /// purpose and hints, and the text before the cursor (its last
@@ -154,19 +146,6 @@ final class KWinInputMethod: Pollable {
   }
 
   /// Reads the session bus for the loop.
-  private final class BusWatch: Pollable {
-    unowned let owner: KWinInputMethod
-    init(owner: KWinInputMethod) { self.owner = owner }
-    var pollFD: Int32? { sd_bus_get_fd(owner.bus) }
-    func readable() throws(AgentExit) {
-      while true {
-        let status = sd_bus_process(owner.bus, nil)
-        if status == 0 { return }
-        guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
-      }
-    }
-  }
-
   // MARK: - Events
 
   /// wl_registry: `global` binds zwp_input_method_v1.
