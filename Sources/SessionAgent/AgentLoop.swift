@@ -23,7 +23,7 @@ struct AgentExit: Error, CustomStringConvertible {
 /// daemon, an inotify fd.
 protocol Pollable: AnyObject {
   /// The fd to wait on now; nil: none at the moment.
-  var pollFD: Int32? { get }
+  var pollFD: FileDescriptor? { get }
   /// Whether it waits for room to write as well.
   var wantsWritable: Bool { get }
   /// Called before each wait (to flush what is to be sent).
@@ -112,7 +112,7 @@ protocol LayoutSource: Pollable {
 final class AgentLoop {
   let loop: EventLoop
   private let signals: SignalReceiver
-  private var items: [(item: Pollable, fd: Int32?, token: UInt64?, writable: Bool)] = []
+  private var items: [(item: Pollable, fd: FileDescriptor?, token: UInt64?, writable: Bool)] = []
   private var exit: AgentExit?
 
   init() throws(AgentExit) {
@@ -146,12 +146,12 @@ final class AgentLoop {
     let fd = item.pollFD
     guard fd != items[index].fd || (fd != nil && items[index].token == nil) else { return }
     if let old = items[index].fd, let token = items[index].token {
-      loop.unwatch(FileDescriptor(rawValue: old), token: token)
+      loop.unwatch(old, token: token)
     }
     items[index].fd = fd
     items[index].writable = item.wantsWritable
     items[index].token = fd.flatMap { fd in
-      try? loop.watch(FileDescriptor(rawValue: fd), for: item.wantsWritable ? [.readable, .writable] : .readable) {
+      try? loop.watch(fd, for: item.wantsWritable ? [.readable, .writable] : .readable) {
         [unowned self, unowned item] readiness in
         if readiness.contains(.writable) { item.writable() }
         guard readiness.contains(.readable) || readiness.contains(.hangUp) || readiness.contains(.error) else { return }
@@ -170,7 +170,7 @@ final class AgentLoop {
     for index in items.indices where items[index].item.wantsWritable != items[index].writable {
       guard let fd = items[index].fd, let token = items[index].token else { continue }
       let wants = items[index].item.wantsWritable
-      try? loop.change(FileDescriptor(rawValue: fd), token: token, to: wants ? [.readable, .writable] : .readable)
+      try? loop.change(fd, token: token, to: wants ? [.readable, .writable] : .readable)
       items[index].writable = wants
     }
   }

@@ -3,6 +3,7 @@ import Glibc
 import LinuxSystem
 import Logging
 import SessionWork
+import SystemPackage
 
 /// The agent's connection to the daemon's agent socket: hello, then the
 /// focus, the field and the layout whenever they change and the daemon
@@ -81,7 +82,7 @@ final class DaemonLink: Reconnecting {
     reader.on(DaemonEvent.self) { [unowned self] event, _ in onEvent(event) }
   }
 
-  var pollFD: Int32? { connection?.fd.rawValue }
+  var pollFD: FileDescriptor? { connection?.fd }
   var isConnected: Bool { connection != nil }
   var wantsWritable: Bool { connection?.hasPendingOutput ?? false }
 

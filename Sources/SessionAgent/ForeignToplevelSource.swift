@@ -1,6 +1,7 @@
 import AgentProtocol
 import CAgent
 import Glibc
+import SystemPackage
 
 /// The focused window on wlroots compositors (sway, Hyprland, river,
 /// Wayfire, labwc, niri): the wlr-foreign-toplevel-management protocol
@@ -52,7 +53,7 @@ final class ForeignToplevelSource: FocusSource {
   }
 
   /// The connection is the loop's (``WaylandConnection``).
-  var pollFD: Int32? { nil }
+  var pollFD: FileDescriptor? { nil }
 
   func readable() throws(AgentExit) {}
 

@@ -3,6 +3,7 @@ import Glibc
 import LinuxSystem
 import Logging
 import SessionWork
+import SystemPackage
 
 /// The words the user taught autocorrect (``LearnedWordsFile``), kept by
 /// the agent as the user: read and sent to the daemon whole at the start
@@ -25,7 +26,7 @@ final class LearnedWordsKeeper: Pollable {
     inotify = try? Inotify()
   }
 
-  var pollFD: Int32? { inotify?.fd.rawValue }
+  var pollFD: FileDescriptor? { inotify?.fd }
 
   /// Reads the file now and watches its directory (made, 0700, when missing).
   func start() {

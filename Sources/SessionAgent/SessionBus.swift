@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import LinuxSystem
+import SystemPackage
 
 /// The agent's own connection to the session bus, for what it sends the
 /// desktop: notifications and the status icon. It never waits: calls are
@@ -21,7 +22,7 @@ final class SessionBus: Pollable {
     sd_bus_flush_close_unref(bus)
   }
 
-  var pollFD: Int32? { sd_bus_get_fd(bus) }
+  var pollFD: FileDescriptor? { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
 
   /// Handles what sd-bus already read, sends what is pending, and arms a
   /// timer for sd-bus's next deadline.

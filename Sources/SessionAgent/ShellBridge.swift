@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import LinuxSystem
 import Logging
+import SystemPackage
 
 /// The focused window on GNOME Shell and KDE Plasma, whose Wayland
 /// sessions have no protocol for it: a GNOME Shell extension or a KWin
@@ -106,7 +107,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     }
   }
 
-  var pollFD: Int32? { sd_bus_get_fd(bus) }
+  var pollFD: FileDescriptor? { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
 
   /// Handles what sd-bus already read (a call that came while the agent
   /// waited for a reply no longer makes the fd readable), reads KDE's

@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import LinuxSystem
 import Logging
+import SystemPackage
 
 /// The status icon: a StatusNotifierItem (what KDE Plasma, waybar and
 /// GNOME Shell with the AppIndicator extension show), with a menu over
@@ -49,7 +50,7 @@ final class StatusIcon: Reconnecting {
 
   deinit { hide() }
 
-  var pollFD: Int32? { bus?.pollFD }
+  var pollFD: FileDescriptor? { bus?.pollFD }
   func beforeWait() { bus?.beforeWait() }
   func readable() throws(AgentExit) { try bus?.readable() }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import LinuxSystem
 import Logging
+import SystemPackage
 
 /// sway's keyboard layout, through its IPC socket (`SWAYSOCK`): the
 /// keyboards' layouts at start (GET_INPUTS) and every change after
@@ -70,7 +71,7 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
 
   deinit { if fd >= 0 { close(fd) } }
 
-  var pollFD: Int32? { fd >= 0 ? fd : nil }
+  var pollFD: FileDescriptor? { fd >= 0 ? FileDescriptor(rawValue: fd) : nil }
 
   /// Reads sway's replies and events; when sway goes, this source stops
   /// (the focus source ends the agent).

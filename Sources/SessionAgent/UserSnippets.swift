@@ -2,6 +2,7 @@ import AgentProtocol
 import LinuxSystem
 import Logging
 import SessionWork
+import SystemPackage
 
 /// The user's own espanso files (`$XDG_CONFIG_HOME/espanso`: the match
 /// files under `match/`, the application configs in `config/`): read here,
@@ -34,7 +35,7 @@ final class UserSnippets: Pollable {
     inotify = try? Inotify()
   }
 
-  var pollFD: Int32? { inotify?.fd.rawValue }
+  var pollFD: FileDescriptor? { inotify?.fd }
 
   /// Reads the files now, and watches them.
   func start() { read() }

@@ -1,4 +1,5 @@
 import CAgent
+import SystemPackage
 
 /// The agent's one connection to the Wayland compositor (WAYLAND_DISPLAY).
 /// Its Wayland clients (the focused window, the input method, the picker's
@@ -38,7 +39,7 @@ final class WaylandConnection: Pollable {
     for case let proxy? in proxies { wl_proxy_destroy(proxy) }
   }
 
-  var pollFD: Int32? { wl_display_get_fd(display) }
+  var pollFD: FileDescriptor? { FileDescriptor(rawValue: wl_display_get_fd(display)) }
 
   /// Dispatches what a round trip read but left queued, then sends.
   func beforeWait() {

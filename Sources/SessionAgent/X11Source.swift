@@ -1,6 +1,7 @@
 import AgentProtocol
 import CXCB
 import Glibc
+import SystemPackage
 
 /// The focused window on X11 (any EWMH window manager; under a Wayland
 /// compositor, the Xwayland windows only): the root window's
@@ -157,7 +158,7 @@ protocol XCBClient: Pollable {
 }
 
 extension XCBClient {
-  var pollFD: Int32? { xcb_get_file_descriptor(connection) }
+  var pollFD: FileDescriptor? { FileDescriptor(rawValue: xcb_get_file_descriptor(connection)) }
 
   func eventsHandled() {}
 

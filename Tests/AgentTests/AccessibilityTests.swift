@@ -336,7 +336,7 @@ import Testing
     #expect(FileManager.default.createFile(atPath: "\(directory)/go", contents: nil))
     while isRunning() && Date() < deadline {
       source.beforeWait()
-      var ready = pollfd(fd: source.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+      var ready = pollfd(fd: source.pollFD?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
       if poll(&ready, 1, 20) > 0 { try source.readable() }
     }
     source.beforeWait()

@@ -6,8 +6,8 @@ import LinuxSystem
 import Logging
 import Testing
 
-@testable import VKBDDaemon
 @testable import SessionAgent
+@testable import VKBDDaemon
 
 /// The agent's link to the daemon, against the daemon's own agent server.
 @Suite(.serialized) struct DaemonLinkTests {
@@ -243,7 +243,7 @@ import Testing
       let call = try bus.call(arguments)
       while call.isRunning {
         bridge.beforeWait()
-        var ready = pollfd(fd: bridge.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+        var ready = pollfd(fd: bridge.pollFD?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
         if poll(&ready, 1, 10) > 0 { try bridge.readable() }
       }
       #expect(call.terminationStatus == 0, "the call got its reply")

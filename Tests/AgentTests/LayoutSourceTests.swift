@@ -27,7 +27,7 @@ private func pump(_ source: Pollable, seconds: Double = 2, until done: () -> Boo
   while monotonicMicroseconds() < end {
     source.beforeWait()
     if done() { return }
-    var ready = pollfd(fd: source.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+    var ready = pollfd(fd: source.pollFD?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
     if poll(&ready, 1, 20) > 0 { try source.readable() }
   }
 }
@@ -138,7 +138,7 @@ extension ShellBridgeTests {
     let call = try bus.call(arguments)
     while call.isRunning {
       bridge.beforeWait()
-      var ready = pollfd(fd: bridge.pollFD ?? -1, events: Int16(POLLIN), revents: 0)
+      var ready = pollfd(fd: bridge.pollFD?.rawValue ?? -1, events: Int16(POLLIN), revents: 0)
       if poll(&ready, 1, 10) > 0 { try bridge.readable() }
     }
     return call.terminationStatus

@@ -127,7 +127,7 @@ extension ShellBridgeTests {
       bus = try SessionAgent.SessionBus(loop: loop)
       notifier = Notifier(bus: bus, loop: loop, logger: Logger(label: "test"))
       let bus = bus
-      try loop.watch(FileDescriptor(rawValue: bus.pollFD!)) { _ in try? bus.readable() }
+      try loop.watch(bus.pollFD!) { _ in try? bus.readable() }
     }
 
     /// Turns the loop for `seconds`; how long the longest turn took.

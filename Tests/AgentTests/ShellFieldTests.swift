@@ -1,4 +1,5 @@
 import AgentProtocol
+import SystemPackage
 import Testing
 
 @testable import SessionAgent
@@ -97,7 +98,7 @@ import Testing
   final class Stub: FieldSource {
     let name: String
     var onField: (FieldReport) -> Void = { _ in }
-    var pollFD: Int32? { nil }
+    var pollFD: FileDescriptor? { nil }
     let freeFormMayBeSecret: Bool
     init(_ name: String, freeFormMayBeSecret: Bool = false) {
       self.name = name

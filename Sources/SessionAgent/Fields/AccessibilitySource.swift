@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import LinuxSystem
 import Logging
+import SystemPackage
 
 /// The focused text field from the accessibility bus (AT-SPI 2), where no
 /// input method protocol tells it: X11 sessions, GNOME and KDE. Through
@@ -140,10 +141,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
 
   var isConnected: Bool { bus != nil }
 
-  var pollFD: Int32? {
-    guard let bus else { return nil }
-    return sd_bus_get_fd(bus)
-  }
+  var pollFD: FileDescriptor? { bus.map { FileDescriptor(rawValue: sd_bus_get_fd($0)) } }
 
   /// Handles what sd-bus already read (signals that came while the agent
   /// waited for a reply no longer make the fd readable), then sends what

@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import LinuxSystem
 import Logging
+import SystemPackage
 
 /// The focused text field of IBus's clients (GTK's IBus module, Qt's,
 /// Firefox and Chromium on X11), from ibus-daemon's own bus, without text:
@@ -47,7 +48,7 @@ final class IBusSource: FieldSource, Reconnecting {
 
   deinit { disconnect() }
 
-  var pollFD: Int32? { bus.map { sd_bus_get_fd($0) } }
+  var pollFD: FileDescriptor? { bus.map { FileDescriptor(rawValue: sd_bus_get_fd($0)) } }
   var isConnected: Bool { bus != nil }
 
   func beforeWait() {

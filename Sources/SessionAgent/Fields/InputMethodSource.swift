@@ -2,6 +2,7 @@ import AgentProtocol
 import CAgent
 import Glibc
 import Logging
+import SystemPackage
 
 /// The focused text field on wlroots compositors (sway, Hyprland, river,
 /// labwc…): the agent is the seat's input method (input-method-unstable-v2),
@@ -73,7 +74,7 @@ final class InputMethodSource: FieldSource {
   }
 
   /// The connection is the loop's (``WaylandConnection``).
-  var pollFD: Int32? { nil }
+  var pollFD: FileDescriptor? { nil }
 
   func readable() throws(AgentExit) {}
 

@@ -3,6 +3,7 @@ import CAgent
 import CSystemd
 import Glibc
 import Logging
+import SystemPackage
 
 /// `vkbd-agent --kwin-input-method`: the agent's part that KWin runs as its
 /// input method (kwinrc's `[Wayland] InputMethod`, set by
@@ -66,7 +67,7 @@ final class KWinInputMethod: Pollable {
   /// The session bus. KWin's connection is the loop's (``WaylandConnection``),
   /// which it watches before this: the events of a turn are dispatched
   /// when ``beforeWait()`` sends what they changed.
-  var pollFD: Int32? { sd_bus_get_fd(bus) }
+  var pollFD: FileDescriptor? { FileDescriptor(rawValue: sd_bus_get_fd(bus)) }
 
   func beforeWait() {
     if known { send(Self.field(for: state, logBadText: logBadText)) }

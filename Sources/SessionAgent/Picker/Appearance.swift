@@ -1,6 +1,7 @@
 import CSystemd
 import Glibc
 import Logging
+import SystemPackage
 
 /// Whether the desktop is dark: the XDG desktop portal's
 /// `org.freedesktop.appearance` `color-scheme` (1: prefer dark), which
@@ -52,7 +53,7 @@ final class Appearance: Pollable {
   /// The picker's colours now.
   var theme: PickerTheme { prefersDark ?? fallbackDark ? .dark : .light }
 
-  var pollFD: Int32? { bus.map { sd_bus_get_fd($0) } }
+  var pollFD: FileDescriptor? { bus.map { FileDescriptor(rawValue: sd_bus_get_fd($0)) } }
 
   func beforeWait() {
     guard let bus else { return }
