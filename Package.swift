@@ -124,7 +124,9 @@ let package = Package(
     .target(name: "XKBFiles", dependencies: ["KeyboardEngine", "CKeyboard"], swiftSettings: engineSettings),
     // A language's hunspell files read, and libhunspell over them: what the
     // engine's autocorrect is handed (it reads no file itself).
-    .target(name: "HunspellFiles", dependencies: ["KeyboardEngine", "CHunspell"], swiftSettings: engineSettings),
+    .target(
+      name: "HunspellFiles", dependencies: ["KeyboardEngine", "CHunspell", "LinuxSystem"], swiftSettings: engineSettings
+    ),
     // The vkbd program: the daemon, its config and the commands around it.
     // A library, so that the tests import it; the executable only starts it.
     .target(

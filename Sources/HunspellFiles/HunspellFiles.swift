@@ -1,6 +1,6 @@
 import CHunspell
-import Glibc
 import KeyboardEngine
+import LinuxSystem
 
 extension SpellingLanguage {
   /// The largest `.aff` and `.dic` files read.
@@ -33,23 +33,15 @@ extension SpellingLanguage {
       checker: { () throws(SpellingError) in try Hunspell(affixPath: affixPath, dictionaryPath: dictionaryPath) })
   }
 
-  /// The bytes of the file at `path`, at most `limit` of them.
+  /// The bytes of the file at `path`, at most `limit` of them, read as
+  /// every file is (LinuxSystem's ``Files``).
   private static func read(_ path: String, limit: Int) throws(SpellingError) -> SpellingFile {
-    guard let file = fopen(path, "rb") else {
-      throw SpellingError(path: path, reason: String(cString: strerror(errno)))
+    do {
+      return SpellingFile(path: path, bytes: try Files.read(path, limit: limit))
+    } catch {
+      let reason = error.errno == .fileTooLarge ? "larger than \(limit >> 20) MiB" : "\(error.errno)"
+      throw SpellingError(path: path, reason: reason)
     }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = fread(&chunk, 1, chunk.count, file)
-      if count == 0 { break }
-      bytes += chunk[..<count]
-      guard bytes.count <= limit else {
-        throw SpellingError(path: path, reason: "larger than \(limit >> 20) MiB")
-      }
-    }
-    return SpellingFile(path: path, bytes: bytes)
   }
 }
 
