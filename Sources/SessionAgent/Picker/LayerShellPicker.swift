@@ -14,7 +14,6 @@ final class LayerShellPicker: PickerWindow {
   /// The distance from the output's top edge, in logical pixels.
   static let topMargin: Int32 = 160
 
-  private let display: OpaquePointer
   private let wayland: WaylandConnection
   private let logger: Logger
   private var registry: OpaquePointer?
@@ -39,10 +38,9 @@ final class LayerShellPicker: PickerWindow {
   /// when it offers no layer shell.
   init(on wayland: WaylandConnection, theme: @escaping () -> PickerTheme, logger: Logger) throws(AgentExit) {
     self.wayland = wayland
-    display = wayland.display
     self.theme = theme
     self.logger = logger
-    registry = wl_display_get_registry(display)
+    registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The globals, then the outputs' scales.
     guard wayland.roundtrip(), wayland.roundtrip() else {
@@ -74,7 +72,7 @@ final class LayerShellPicker: PickerWindow {
     } else if configured {
       draw()
     }
-    _ = wl_display_flush(display)
+    _ = wl_display_flush(wayland.display)
   }
 
   func hide() {
@@ -91,7 +89,7 @@ final class LayerShellPicker: PickerWindow {
     self.surface = nil
     layerSurface = nil
     configured = false
-    _ = wl_display_flush(display)
+    _ = wl_display_flush(wayland.display)
   }
 
   /// A new surface on the overlay layer, committed without a buffer: the
