@@ -15,6 +15,16 @@ enum DBus {
     return bus
   }
 
+  /// Handles every message the session bus `bus` has (`sd_bus_process`
+  /// until none is left); throws when it closed, which ends the agent.
+  static func processSessionBus(_ bus: OpaquePointer?) throws(AgentExit) {
+    while true {
+      let status = sd_bus_process(bus, nil)
+      if status == 0 { return }
+      guard status > 0 else { throw AgentExit("the session bus closed: \(message(status))", status: 0) }
+    }
+  }
+
   /// An argument of a call or a reply, or a value in one: D-Bus's types
   /// that the agent sends.
   indirect enum Argument: Sendable {

@@ -32,13 +32,7 @@ final class SessionBus: Pollable {
     deadline.arm(for: bus) { [unowned self] in while sd_bus_process(bus, nil) > 0 {} }
   }
 
-  func readable() throws(AgentExit) {
-    while true {
-      let status = sd_bus_process(bus, nil)
-      if status == 0 { return }
-      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
-    }
-  }
+  func readable() throws(AgentExit) { try DBus.processSessionBus(bus) }
 }
 
 /// A loop timer at a bus's next deadline: sd-bus times an asynchronous

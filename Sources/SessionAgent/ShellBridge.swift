@@ -121,13 +121,7 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     _ = sd_bus_flush(bus)
   }
 
-  func readable() throws(AgentExit) {
-    while true {
-      let status = sd_bus_process(bus, nil)
-      if status == 0 { return }
-      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
-    }
-  }
+  func readable() throws(AgentExit) { try DBus.processSessionBus(bus) }
 
   /// Reads the bridge's methods; other calls get sd-bus's own answer.
   private static let methodCall: sd_bus_message_handler_t = { message, context, _ in

@@ -75,13 +75,7 @@ final class KWinInputMethod: Pollable {
     _ = sd_bus_flush(bus)
   }
 
-  func readable() throws(AgentExit) {
-    while true {
-      let status = sd_bus_process(bus, nil)
-      if status == 0 { return }
-      guard status > 0 else { throw AgentExit("the session bus closed: \(DBus.message(status))", status: 0) }
-    }
-  }
+  func readable() throws(AgentExit) { try DBus.processSessionBus(bus) }
 
   /// The call for a state: no field while no context is active; else the
   /// purpose and hints, and the text before the cursor (its last
@@ -146,7 +140,6 @@ final class KWinInputMethod: Pollable {
     return 0
   }
 
-  /// Reads the session bus for the loop.
   // MARK: - Events
 
   /// wl_registry: `global` binds zwp_input_method_v1.
