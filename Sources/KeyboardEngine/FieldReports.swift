@@ -55,9 +55,13 @@ extension TextModel {
   /// (the report was on its way while they were made: characters typed,
   /// the engine's own edits such as the double-space period): then it only
   /// completes the model, where it knows more of the field's start, and
-  /// the edits since are made again on top of it. A report that agrees
-  /// with no such state replaces the model; false then: the text changed
-  /// under the engine.
+  /// the edits since are made again on top of it. The same text can stand
+  /// at several of those states (a correction deletes letters that its
+  /// undo types again): the report completes the newest, and the edits
+  /// are kept back to the oldest, since the next report may be of any
+  /// state after it (a slow desktop's reports lag by a dozen edits). A
+  /// report that agrees with no such state replaces the model; false
+  /// then: the text changed under the engine.
   mutating func reconcile(with reported: [Unicode.Scalar], isFieldStart: Bool) -> Bool {
     // The edits, last first, read before the model changes under them.
     let history = (0..<self.history.count).map { edit(fromEnd: $0) }
@@ -66,6 +70,9 @@ extension TextModel {
     let span = reported.count + history.count + 1
     var state = (0..<Swift.min(count, span)).reversed().map { self[fromEnd: $0] }
     var known = count
+    // The newest state the report agrees with, what it knew, and the oldest.
+    var newest: (undone: Int, known: Int)?
+    var oldest = 0
     states: for undone in 0...history.count {
       if undone > 0 {
         switch history[undone - 1] {
@@ -83,23 +90,29 @@ extension TextModel {
       // a model that starts the field with less than the report, disagrees.
       if isFieldStart && reported.count < known { continue }
       if self.isFieldStart && known < reported.count { continue }
-      if reported.count > known || (isFieldStart && !self.isFieldStart) {
-        // The report knows more: it, with the edits since made again.
-        replace(with: reported, isFieldStart: isFieldStart)
-        for back in stride(from: undone - 1, through: 0, by: -1) {
-          switch history[back] {
-          case .inserted(let character): append(character)
-          case .deleted(let character):
-            record(.deleted(character))
-            removeLast()
-          }
-        }
-      }
-      self.history.keepLast(undone)
+      if newest == nil { newest = (undone, known) }
+      oldest = undone
+    }
+    guard let newest else {
+      replace(with: reported, isFieldStart: isFieldStart)
+      return false
+    }
+    guard reported.count > newest.known || (isFieldStart && !self.isFieldStart) else {
+      self.history.keepLast(oldest)
       return true
     }
+    // The report knows more: it, with the edits since made again.
     replace(with: reported, isFieldStart: isFieldStart)
-    return false
+    for back in stride(from: newest.undone - 1, through: 0, by: -1) {
+      switch history[back] {
+      case .inserted(let character): append(character)
+      case .deleted(let character):
+        record(.deleted(character))
+        removeLast()
+      }
+    }
+    self.history.keepLast(newest.undone)
+    return true
   }
 
   /// Whether `state` (the last characters of a text of `known` characters)

@@ -1,8 +1,8 @@
 import CKeyboard
 import Testing
+import XKBFiles
 
 @testable import KeyboardEngine
-import XKBFiles
 
 /// A session agent's reports of the field's text, against what the engine
 /// typed itself: agreement completes the model, disagreement replaces it.
@@ -46,6 +46,42 @@ import XKBFiles
     driver.tap(KEY_BACKSPACE)
     driver.engine.fieldReported(before: Self.scalars("Hello. The"), isFieldStart: true)
     #expect(driver.engine.text.text == "Hello. Th")
+  }
+
+  /// A correction deletes letters that its undo types again, so a late
+  /// report's text stands at several states the model went through. Seen
+  /// in the VM under load: GTK's reports came a dozen edits late, the one
+  /// of "wo" while the correction typed "world" was taken for the undo's
+  /// "wo", the next ("wor") then agreed with nothing and replaced the
+  /// model, and the next word lost its letters ("wrold" corrected as
+  /// "wold", into "wool").
+  @Test func lateReportsOfACorrectionAndItsUndoChangeNothing() {
+    var model = TextModel()
+    model.replace(with: Self.scalars("I saw the "), isFieldStart: true)
+    var states = ["I saw the "]
+    func edit(deleting deleted: Int, typing typed: String) {
+      for _ in 0..<deleted {
+        model.deleteBackward()
+        states.append(model.text)
+      }
+      for character in typed.unicodeScalars {
+        model.append(character)
+        states.append(model.text)
+      }
+    }
+    edit(deleting: 0, typing: "wrold")
+    edit(deleting: 4, typing: "orld ")  // the correction, sharing "w"
+    edit(deleting: 6, typing: "wrold ")  // Backspace: its undo
+    // The field's reports, each of a state the model went through, in order.
+    for late in states.dropFirst(4) {
+      let agreed = model.reconcile(with: Self.scalars(late), isFieldStart: true)
+      #expect(agreed, "the late report \(late)")
+      #expect(model.text == "I saw the wrold ", "after the late report \(late)")
+    }
+    // A report of a state it never went through still replaces it.
+    let agreed = model.reconcile(with: Self.scalars("I saw the wood"), isFieldStart: true)
+    #expect(!agreed)
+    #expect(model.text == "I saw the wood")
   }
 
   @Test func aReportThatDisagreesWins() {
