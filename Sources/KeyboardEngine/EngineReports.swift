@@ -12,12 +12,16 @@ extension Engine {
 
   /// Takes a session agent's report of the field's text before the cursor
   /// (`isFieldStart` when that is all of it), which completes the model or
-  /// replaces it (``TextModel/reconcile(with:isFieldStart:)``). A report
-  /// that comes while the engine types or waits is left alone.
+  /// replaces it (``TextModel/reconcile(with:isFieldStart:)``); a word
+  /// such a report replaced is not corrected. A report that comes while
+  /// the engine types or waits is left alone.
   public func fieldReported(before reported: [Unicode.Scalar], isFieldStart: Bool) {
     settle()
     guard decodes, !isBusy else { return }
-    if !text.reconcile(with: reported, isFieldStart: isFieldStart) { cancelAids() }
+    if !text.reconcile(with: reported, isFieldStart: isFieldStart) {
+      cancelAids()
+      words.doubtsWord = true
+    }
     capsDue = nil
   }
 

@@ -24,6 +24,11 @@ final class WordAids {
   /// at most ``largestKept``.
   private var kept: [String: Int] = [:]
   static let largestKept = 1024
+  /// Whether a field report that agreed with none of the model's recent
+  /// states replaced it since the last word end: the word may then hold
+  /// what a late report said rather than what was typed (a slow desktop
+  /// lags more edits than the model keeps), and is left alone.
+  var doubtsWord = false
   /// The layout's neighbouring keys, for the layout and group they are of.
   private var neighbours: (layout: ObjectIdentifier, group: Int, keys: KeyNeighbours)?
 
@@ -40,6 +45,11 @@ final class WordAids {
     switch character {
     case " ", "\n":
       guard configuration.autocorrect, let spelling else { return false }
+      guard !doubtsWord else {
+        doubtsWord = false
+        unsure = nil
+        return false
+      }
       noteKept(in: host.text)
       guard let (length, replacement) = correction(in: host.text, spelling: spelling, host: host) else {
         return false
