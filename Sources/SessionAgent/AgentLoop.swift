@@ -3,18 +3,28 @@ import Glibc
 import LinuxSystem
 import SystemPackage
 
-/// Why the agent stops: the session ended, or it cannot serve it.
-struct AgentExit: Error, CustomStringConvertible {
-  var message: String
-  /// Zero when stopping is normal (the session ended, a signal).
-  var status: Int32
+/// Why the agent, or one of its parts, stops; the agent's exit status
+/// follows from it (vkbd-agent(1), EXIT STATUS).
+enum AgentExit: Error, CustomStringConvertible {
+  /// Its work is over, as it should be: the session or its display server
+  /// ended, a signal came, another agent serves the session (status 0).
+  case ended(String)
+  /// What it needs is not there or refused it: a protocol, a bus, a
+  /// service, a file of vkbd's (status 1).
+  case unavailable(String)
+  /// A call into the system failed (status 1).
+  case system(SystemError)
 
-  init(_ message: String, status: Int32 = 1) {
-    self.message = message
-    self.status = status
+  var message: String {
+    switch self {
+    case .ended(let message), .unavailable(let message): message
+    case .system(let error): error.description
+    }
   }
 
-  init(_ error: SystemError) { self.init(error.description) }
+  var status: Int32 {
+    if case .ended = self { 0 } else { 1 }
+  }
 
   var description: String { message }
 }
@@ -121,11 +131,11 @@ final class AgentLoop {
       signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
       try loop.watch(signals.fd) { [unowned self] _ in
         while let signal = signals.next() {
-          if signal != SIGHUP { end(AgentExit("signal \(signal)", status: 0)) }
+          if signal != SIGHUP { end(AgentExit.ended("signal \(signal)")) }
         }
       }
     } catch {
-      throw AgentExit(error)
+      throw AgentExit.system(error)
     }
   }
 
@@ -195,7 +205,7 @@ final class AgentLoop {
     do {
       try loop.runOnce(timeoutMilliseconds: timeoutMilliseconds)
     } catch {
-      throw AgentExit(error)
+      throw AgentExit.system(error)
     }
   }
 }

@@ -11,7 +11,9 @@ enum DBus {
   static func openSessionBus() throws(AgentExit) -> OpaquePointer {
     var bus: OpaquePointer?
     let status = sd_bus_open_user(&bus)
-    guard status >= 0, let bus else { throw AgentExit("cannot connect to the session bus: \(message(status))") }
+    guard status >= 0, let bus else {
+      throw AgentExit.unavailable("cannot connect to the session bus: \(message(status))")
+    }
     return bus
   }
 
@@ -21,7 +23,7 @@ enum DBus {
     while true {
       let status = sd_bus_process(bus, nil)
       if status == 0 { return }
-      guard status > 0 else { throw AgentExit("the session bus closed: \(message(status))", status: 0) }
+      guard status > 0 else { throw AgentExit.ended("the session bus closed: \(message(status))") }
     }
   }
 

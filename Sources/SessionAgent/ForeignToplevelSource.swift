@@ -41,7 +41,7 @@ final class ForeignToplevelSource: FocusSource {
     // The first round trip lists the globals (and binds the manager), the
     // second brings every window the compositor has.
     guard wayland.roundtrip(), manager != nil, wayland.roundtrip() else {
-      throw AgentExit("the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1")
+      throw AgentExit.unavailable("the Wayland compositor offers no zwlr_foreign_toplevel_manager_v1")
     }
   }
 

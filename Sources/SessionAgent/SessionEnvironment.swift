@@ -46,7 +46,7 @@ enum SessionLock {
     let display = String(environment.display.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" })
     let path = "\(directory)/vkbd-agent-\(display).lock"
     let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw AgentExit(SystemError("open", path)) }
+    guard fd >= 0 else { throw AgentExit.system(SystemError("open", path)) }
     // The fd stays open, and the lock held, until the agent exits.
     return flock(fd, LOCK_EX | LOCK_NB) == 0
   }

@@ -79,14 +79,12 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     bus = try DBus.openSessionBus()
     var status = sd_bus_request_name(bus, Self.busName, 0)
     guard status >= 0 else {
-      throw AgentExit(
-        status == -EEXIST
-          ? "another vkbd-agent serves this session (it has \(Self.busName))"
-          : "cannot take the name \(Self.busName): \(DBus.message(status))",
-        status: status == -EEXIST ? 0 : 1)
+      throw status == -EEXIST
+        ? AgentExit.ended("another vkbd-agent serves this session (it has \(Self.busName))")
+        : AgentExit.unavailable("cannot take the name \(Self.busName): \(DBus.message(status))")
     }
     status = sd_bus_add_object(bus, &slot, Self.objectPath, Self.methodCall, Unmanaged.passUnretained(self).toOpaque())
-    guard status >= 0 else { throw AgentExit("cannot serve \(Self.objectPath): \(DBus.message(status))") }
+    guard status >= 0 else { throw AgentExit.unavailable("cannot serve \(Self.objectPath): \(DBus.message(status))") }
     if desktop == .kde { followKDELayouts() }
   }
 
@@ -274,19 +272,21 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
   /// it reports the window that has the focus at once. KWin 6 puts a
   /// loaded script at /Scripting/ScriptN, KWin 5 at /N.
   private func loadKWinScript(_ path: String) throws(AgentExit) {
-    guard access(path, R_OK) == 0 else { throw AgentExit("the KWin script \(path) is missing: reinstall vkbd") }
+    guard access(path, R_OK) == 0 else {
+      throw AgentExit.unavailable("the KWin script \(path) is missing: reinstall vkbd")
+    }
     _ = call("org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "unloadScript", [Self.kwinPlugin]) { _ in () }
     guard
       let id = call(
         "org.kde.KWin", "/Scripting", "org.kde.kwin.Scripting", "loadScript", [path, Self.kwinPlugin],
         reading: DBus.readInt32), id >= 0
-    else { throw AgentExit("KWin did not load the script \(path) (is this a KDE Plasma session?)") }
+    else { throw AgentExit.unavailable("KWin did not load the script \(path) (is this a KDE Plasma session?)") }
     for object in ["/Scripting/Script\(id)", "/\(id)"]
     where call("org.kde.KWin", object, "org.kde.kwin.Script", "run", [], reading: { _ in () }) != nil {
       logger.info("KWin runs the focus script", metadata: ["script": "\(path)"])
       return
     }
-    throw AgentExit("KWin loaded the script \(path) but would not run it")
+    throw AgentExit.unavailable("KWin loaded the script \(path) but would not run it")
   }
 
   /// Enables the extension if GNOME Shell knows it. It does only when it
@@ -297,14 +297,14 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
       "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [Self.gnomeExtension],
       reading: DBus.readBool)
     guard enabled == true else {
-      throw AgentExit(
+      throw AgentExit.unavailable(
         "GNOME Shell has not loaded the extension \(Self.gnomeExtension): install it (make install) and log in again")
     }
     let extensionsOn = call(
       "org.gnome.Shell", "/org/gnome/Shell", "org.freedesktop.DBus.Properties", "Get",
       ["org.gnome.Shell.Extensions", "UserExtensionsEnabled"], reading: DBus.readVariant("b", DBus.readBool))
     guard extensionsOn != false else {
-      throw AgentExit(
+      throw AgentExit.unavailable(
         "GNOME Shell has extensions switched off: switch them on in the Extensions app "
           + "(or: gsettings set org.gnome.shell disable-user-extensions false)")
     }

@@ -24,7 +24,8 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
     case inputEvent = 0x8000_0015
   }
 
-  private var fd: Int32
+  /// sway's IPC socket; nil once sway closed it.
+  private var socket: FileDescriptor?
   private let logger: Logger
   private var received: [UInt8] = []
   private let descriptions: LayoutDescriptions
@@ -61,34 +62,34 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
     self.logger = logger
     self.descriptions = descriptions
     do {
-      fd = try UnixSocket.connect(to: path).rawValue
+      socket = try UnixSocket.connect(to: path)
     } catch {
-      throw AgentExit("cannot connect to sway's IPC socket \(path): \(error.errno)")
+      throw AgentExit.unavailable("cannot connect to sway's IPC socket \(path): \(error.errno)")
     }
     send(.subscribe, #"["input"]"#)
     send(.getInputs, "")
   }
 
-  deinit { if fd >= 0 { close(fd) } }
+  deinit { socket?.closeQuietly() }
 
-  var pollFD: FileDescriptor? { fd >= 0 ? FileDescriptor(rawValue: fd) : nil }
+  var pollFD: FileDescriptor? { socket }
 
   /// Reads sway's replies and events; when sway goes, this source stops
   /// (the focus source ends the agent).
   func readable() throws(AgentExit) {
+    guard let socket else { return }
     var chunk = [UInt8](repeating: 0, count: 65536)
     let count: Int
-    let result = try? nonBlocking("read", "sway's socket") { read(fd, &chunk, chunk.count) }
+    let result = try? nonBlocking("read", "sway's socket") { read(socket.rawValue, &chunk, chunk.count) }
     switch result {
     case .done(let read)?: count = read
     case .wouldBlock?: return
     case nil: count = -1  // sway's socket failed: as gone
     }
     guard count > 0 else {
-      let closing = fd
-      fd = -1
+      self.socket = nil
       onDescriptorChange()
-      close(closing)
+      socket.closeQuietly()
       return
     }
     received += chunk[..<count]
@@ -168,7 +169,8 @@ final class SwayLayoutSource: LayoutSource, Reconnecting {
     var bytes = Array("i3-ipc".utf8)
     for value in [UInt32(payload.utf8.count), type.rawValue] { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
     bytes += payload.utf8
-    _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    guard let socket else { return }
+    _ = bytes.withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
   }
 
   private static func word(_ bytes: [UInt8], at offset: Int) -> UInt32 {

@@ -122,7 +122,7 @@ struct VKBDAgent: ParsableCommand {
   private func serve(logger: Logger) throws(AgentExit) {
     let environment = SessionEnvironment.current
     guard try SessionLock.take(for: environment) else {
-      throw AgentExit("another vkbd-agent serves this session", status: 0)
+      throw AgentExit.ended("another vkbd-agent serves this session")
     }
     let agent = try AgentLoop()
     // One connection to the Wayland compositor, which the focus, field and
@@ -274,12 +274,14 @@ struct VKBDAgent: ParsableCommand {
       if environment.desktops.contains("GNOME") { return try bridge(.gnome) }
       if environment.desktops.contains("KDE") { return try bridge(.kde) }
       guard environment.x11 else {
-        throw AgentExit("this Wayland compositor tells no client which window has the focus")
+        throw AgentExit.unavailable("this Wayland compositor tells no client which window has the focus")
       }
       logger.warning("this Wayland compositor tells nothing of the focus: following its Xwayland windows only")
       return try X11Source()
     }
-    guard environment.x11 else { throw AgentExit("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set") }
+    guard environment.x11 else {
+      throw AgentExit.unavailable("no graphical session: neither WAYLAND_DISPLAY nor DISPLAY is set")
+    }
     return try X11Source()
   }
 

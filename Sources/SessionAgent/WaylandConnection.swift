@@ -14,7 +14,7 @@ final class WaylandConnection: Pollable {
 
   init() throws(AgentExit) {
     guard let display = wl_display_connect(nil) else {
-      throw AgentExit("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
+      throw AgentExit.unavailable("cannot connect to the Wayland compositor (WAYLAND_DISPLAY)")
     }
     self.display = display
   }
@@ -48,7 +48,7 @@ final class WaylandConnection: Pollable {
   }
 
   func readable() throws(AgentExit) {
-    guard wl_display_dispatch(display) >= 0 else { throw AgentExit("the Wayland compositor closed", status: 0) }
+    guard wl_display_dispatch(display) >= 0 else { throw AgentExit.ended("the Wayland compositor closed") }
     for work in afterEvents { work() }
   }
 }

@@ -34,7 +34,7 @@ final class X11LayoutSource: LayoutSource, XCBClient {
     guard let use, use.pointee.supported != 0, let data = CXCB_xkbExtensionData(connection), data.pointee.present != 0
     else {
       xcb_disconnect(connection)
-      throw AgentExit("the X server has no XKB extension")
+      throw AgentExit.unavailable("the X server has no XKB extension")
     }
     xkbEvent = data.pointee.first_event
     var mask = UInt32(XCB_EVENT_MASK_PROPERTY_CHANGE.rawValue)

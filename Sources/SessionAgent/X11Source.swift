@@ -113,7 +113,7 @@ final class X11Source: FocusSource, XCBClient {
     let connection = xcb_connect(display, &screenNumber)
     guard let connection, xcb_connection_has_error(connection) == 0 else {
       if let connection { xcb_disconnect(connection) }
-      throw AgentExit("cannot connect to the X server (DISPLAY)")
+      throw AgentExit.unavailable("cannot connect to the X server (DISPLAY)")
     }
     var screens = xcb_setup_roots_iterator(xcb_get_setup(connection))
     for _ in 0..<screenNumber { xcb_screen_next(&screens) }
@@ -172,7 +172,7 @@ extension XCBClient {
   /// Reads and handles the events waiting; throws when the X server went away.
   func readable() throws(AgentExit) {
     handle(xcb_poll_for_event(connection))
-    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit("the X server closed", status: 0) }
+    guard xcb_connection_has_error(connection) == 0 else { throw AgentExit.ended("the X server closed") }
     eventsHandled()
   }
 }

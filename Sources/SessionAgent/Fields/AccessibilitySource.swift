@@ -104,13 +104,15 @@ final class AccessibilitySource: FieldSource, Reconnecting {
     let address = try Self.busAddress()
     var bus: OpaquePointer?
     var status = sd_bus_new(&bus)
-    guard status >= 0, let bus else { throw AgentExit("sd_bus_new: \(DBus.message(status))") }
+    guard status >= 0, let bus else { throw AgentExit.unavailable("sd_bus_new: \(DBus.message(status))") }
     self.bus = bus
     status = sd_bus_set_address(bus, address)
-    guard status >= 0 else { throw AgentExit("bad accessibility bus address: \(DBus.message(status))") }
+    guard status >= 0 else { throw AgentExit.unavailable("bad accessibility bus address: \(DBus.message(status))") }
     _ = sd_bus_set_bus_client(bus, 1)
     status = sd_bus_start(bus)
-    guard status >= 0 else { throw AgentExit("cannot connect to the accessibility bus: \(DBus.message(status))") }
+    guard status >= 0 else {
+      throw AgentExit.unavailable("cannot connect to the accessibility bus: \(DBus.message(status))")
+    }
     let context = Unmanaged.passUnretained(self).toOpaque()
     let rules = [
       "member='StateChanged',arg0='focused'", "member='StateChanged',arg0='defunct'", "member='TextCaretMoved'",
@@ -120,7 +122,9 @@ final class AccessibilitySource: FieldSource, Reconnecting {
       var slot: OpaquePointer?
       status = sd_bus_add_match(
         bus, &slot, "type='signal',interface='org.a11y.atspi.Event.Object',\(rule)", Self.signal, context)
-      guard status >= 0 else { throw AgentExit("cannot add a match on the accessibility bus: \(DBus.message(status))") }
+      guard status >= 0 else {
+        throw AgentExit.unavailable("cannot add a match on the accessibility bus: \(DBus.message(status))")
+      }
       slots.append(slot)
     }
     // Applications send only the events someone registered for; the
@@ -130,7 +134,7 @@ final class AccessibilitySource: FieldSource, Reconnecting {
       let registered = DBus.call(
         bus, "org.a11y.atspi.Registry", "/org/a11y/atspi/registry", "org.a11y.atspi.Registry", "RegisterEvent",
         [.string(event)], timeout: Self.registryTimeout, logger: logger, reading: { _ in true })
-      guard registered != nil else { throw AgentExit("the AT-SPI registry refused the event \(event)") }
+      guard registered != nil else { throw AgentExit.unavailable("the AT-SPI registry refused the event \(event)") }
     }
   }
 
@@ -372,8 +376,8 @@ final class AccessibilitySource: FieldSource, Reconnecting {
       reading: { DBus.readString($0) ?? "" })
     switch address {
     case .success(let address) where !address.isEmpty: return address
-    case .success: throw AgentExit("org.a11y.Bus gave no address")
-    case .failure(let error): throw AgentExit("no accessibility bus: \(error)")
+    case .success: throw AgentExit.unavailable("org.a11y.Bus gave no address")
+    case .failure(let error): throw AgentExit.unavailable("no accessibility bus: \(error)")
     }
   }
 

@@ -102,17 +102,17 @@ final class IBusSource: FieldSource, Reconnecting {
   // MARK: - The connection
 
   private func connect() throws(AgentExit) {
-    guard let address = Self.address() else { throw AgentExit("no ibus-daemon runs for this display") }
+    guard let address = Self.address() else { throw AgentExit.unavailable("no ibus-daemon runs for this display") }
     var bus: OpaquePointer?
     var status = sd_bus_new(&bus)
-    guard status >= 0, let bus else { throw AgentExit("sd_bus_new: \(DBus.message(status))") }
+    guard status >= 0, let bus else { throw AgentExit.unavailable("sd_bus_new: \(DBus.message(status))") }
     self.bus = bus
     status = sd_bus_set_address(bus, address)
     _ = sd_bus_set_bus_client(bus, 1)
     if status >= 0 { status = sd_bus_start(bus) }
     guard status >= 0 else {
       disconnect()
-      throw AgentExit("cannot connect to IBus's bus: \(DBus.message(status))")
+      throw AgentExit.unavailable("cannot connect to IBus's bus: \(DBus.message(status))")
     }
     let context = Unmanaged.passUnretained(self).toOpaque()
     var slot: OpaquePointer?
@@ -132,7 +132,7 @@ final class IBusSource: FieldSource, Reconnecting {
     }
     guard status >= 0 else {
       disconnect()
-      throw AgentExit("IBus's bus refused a match: \(DBus.message(status))")
+      throw AgentExit.unavailable("IBus's bus refused a match: \(DBus.message(status))")
     }
   }
 

@@ -55,14 +55,16 @@ final class InputMethodSource: FieldSource {
     registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     guard wayland.roundtrip(), let manager, let seat else {
-      throw AgentExit("the compositor offers no zwp_input_method_manager_v2")
+      throw AgentExit.unavailable("the compositor offers no zwp_input_method_manager_v2")
     }
-    guard let method = CAgent_getInputMethod(manager, seat) else { throw AgentExit("get_input_method failed") }
+    guard let method = CAgent_getInputMethod(manager, seat) else {
+      throw AgentExit.unavailable("get_input_method failed")
+    }
     inputMethod = method
     WaylandEvents.dispatch(method, to: Self.inputMethodEvent, owner: self)
     // A seat that has an input method answers with `unavailable` at once.
     guard wayland.roundtrip(), inputMethod != nil else {
-      throw AgentExit("another input method holds the seat")
+      throw AgentExit.unavailable("another input method holds the seat")
     }
   }
 

@@ -48,7 +48,7 @@ final class KWinInputMethod: Pollable {
     registry = wl_display_get_registry(wayland.display)
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     guard wayland.roundtrip(), inputMethod != nil else {
-      throw AgentExit(
+      throw AgentExit.unavailable(
         "the compositor offers no zwp_input_method_v1: KWin offers it only to the input method it starts "
           + "(vkbd-agent --setup-kwin)")
     }

@@ -36,17 +36,19 @@ enum KWinSetup {
   /// running KWin, which starts it at once. Refuses where another input
   /// method is set. Returns what to tell the user.
   static func setUp() throws(AgentExit) -> String {
-    guard let path = KConfig.path("kwinrc") else { throw AgentExit("neither XDG_CONFIG_HOME nor HOME is set") }
+    guard let path = KConfig.path("kwinrc") else {
+      throw AgentExit.unavailable("neither XDG_CONFIG_HOME nor HOME is set")
+    }
     var text = ""
     do {
       text = try Files.readText(path)
     } catch  where error.errno == .noSuchFileOrDirectory {
     } catch {
-      throw AgentExit("cannot read \(path): \(error)")
+      throw AgentExit.unavailable("cannot read \(path): \(error)")
     }
     switch inputMethod(in: text) {
     case .other(let other):
-      throw AgentExit(
+      throw AgentExit.unavailable(
         "KWin's input method is \(other): it stays, and vkbd learns text fields from AT-SPI only. "
           + "To have vkbd's instead, choose vkbd in System Settings, Keyboard, Virtual Keyboard "
           + "(KWin runs one input method)")
@@ -54,14 +56,16 @@ enum KWinSetup {
       break
     }
     let desktopFile = Self.desktopFile
-    guard access(desktopFile, R_OK) == 0 else { throw AgentExit("\(desktopFile) is missing: reinstall vkbd") }
+    guard access(desktopFile, R_OK) == 0 else {
+      throw AgentExit.unavailable("\(desktopFile) is missing: reinstall vkbd")
+    }
     let wasOff = KConfig.entries(of: "Wayland", in: text)["VirtualKeyboardEnabled"] == "false"
     let updated = KConfig.setting(
       ["InputMethod": desktopFile, "VirtualKeyboardEnabled": "true"], in: "Wayland", of: text)
     do {
       try Files.writeAtomically(updated, to: path)
     } catch {
-      throw AgentExit("cannot write \(path): \(error)")
+      throw AgentExit.unavailable("cannot write \(path): \(error)")
     }
     let told = notifyKWin()
     if wasOff || !told {

@@ -31,7 +31,7 @@ final class X11Picker: PickerWindow, XCBClient {
     self.logger = logger
     activeWindowAtom = X11Source.intern("_NET_ACTIVE_WINDOW", on: connection)
     guard screen.root_depth == 24, Self.bitsPerPixel(depth: 24, setup: xcb_get_setup(connection)) == 32 else {
-      throw AgentExit("the X screen is not 24-bit colour in 32-bit pixels")
+      throw AgentExit.unavailable("the X screen is not 24-bit colour in 32-bit pixels")
     }
     scale = Self.scale(root: screen.root, connection: connection)
     PickerPainter.warmUp()

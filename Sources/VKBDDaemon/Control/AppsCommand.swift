@@ -1,7 +1,4 @@
 import ArgumentParser
-import FoundationEssentials
-import Glibc
-import KeyboardEngine
 
 extension VKBD {
   struct Apps: ParsableCommand {

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Glibc
-import KeyboardEngine
 
 extension VKBD {
   struct Snippets: ParsableCommand {
