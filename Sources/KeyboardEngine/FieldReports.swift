@@ -61,7 +61,10 @@ extension TextModel {
   /// are kept back to the oldest, since the next report may be of any
   /// state after it (a slow desktop's reports lag by a dozen edits). A
   /// report that agrees with no such state replaces the model; false
-  /// then: the text changed under the engine.
+  /// then: the text changed under the engine. Many applications send the
+  /// paragraph around the cursor as if it were the whole field (GTK's
+  /// text views, Firefox's text areas): a report that starts the field
+  /// right after a newline of the model is of the paragraph, and agrees.
   mutating func reconcile(with reported: [Unicode.Scalar], isFieldStart: Bool) -> Bool {
     // The edits, last first, read before the model changes under them.
     let history = (0..<self.history.count).map { edit(fromEnd: $0) }
@@ -70,8 +73,9 @@ extension TextModel {
     let span = reported.count + history.count + 1
     var state = (0..<Swift.min(count, span)).reversed().map { self[fromEnd: $0] }
     var known = count
-    // The newest state the report agrees with, what it knew, and the oldest.
-    var newest: (undone: Int, known: Int)?
+    // The newest state the report agrees with, what it knew and whether
+    // the report starts the field there; the oldest.
+    var newest: (undone: Int, known: Int, startsField: Bool)?
     var oldest = 0
     states: for undone in 0...history.count {
       if undone > 0 {
@@ -86,18 +90,22 @@ extension TextModel {
         }
       }
       guard Self.tailsAgree(state, known: known, reported) else { continue }
-      // A report that starts the field with less than the state holds, or
-      // a model that starts the field with less than the report, disagrees.
-      if isFieldStart && reported.count < known { continue }
+      // A report that starts the field with less than the state holds
+      // (but a paragraph's), or a model that starts the field with less
+      // than the report, disagrees.
+      let paragraph =
+        isFieldStart && reported.count < known && reported.count < state.count
+        && state[state.count - 1 - reported.count] == "\n"
+      if isFieldStart && reported.count < known && !paragraph { continue }
       if self.isFieldStart && known < reported.count { continue }
-      if newest == nil { newest = (undone, known) }
+      if newest == nil { newest = (undone, known, isFieldStart && !paragraph) }
       oldest = undone
     }
     guard let newest else {
       replace(with: reported, isFieldStart: isFieldStart)
       return false
     }
-    guard reported.count > newest.known || (isFieldStart && !self.isFieldStart) else {
+    guard reported.count > newest.known || (newest.startsField && !self.isFieldStart) else {
       self.history.keepLast(oldest)
       return true
     }

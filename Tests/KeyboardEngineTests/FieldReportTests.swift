@@ -84,6 +84,22 @@ import XKBFiles
     #expect(model.text == "I saw the wood")
   }
 
+  /// GTK's text views and Firefox's text areas send the paragraph around
+  /// the cursor as the whole field: after Enter, the new paragraph's
+  /// report agrees with the model, which keeps the text before it.
+  @Test func aParagraphsReportAgreesWithTheTextBeforeIt() {
+    var model = TextModel()
+    model.replace(with: Self.scalars("First line."), isFieldStart: true)
+    for character in "\nab".unicodeScalars { model.append(character) }
+    for late in ["", "a", "ab"] {
+      let agreed = model.reconcile(with: Self.scalars(late), isFieldStart: true)
+      #expect(agreed && model.text == "First line.\nab" && model.isFieldStart, "after the report \(late)")
+    }
+    // Without the newline, a shorter text that starts the field disagrees.
+    let agreed = model.reconcile(with: Self.scalars("b"), isFieldStart: true)
+    #expect(!agreed && model.text == "b")
+  }
+
   @Test func aReportThatDisagreesWins() {
     var driver = Self.driver()
     driver.engine.fieldReported(before: Self.scalars("Hi"), isFieldStart: true)
