@@ -203,6 +203,7 @@ public final class Engine {
     settle()
     text.reset()
     cancelAids()
+    words.doubtsWord = false  // what comes now is typed, or reported
   }
 
   /// Releases every key held on the output and forgets the physical holds

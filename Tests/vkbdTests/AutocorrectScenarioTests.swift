@@ -83,7 +83,7 @@ import Testing
   /// The engine alone, with the dictionaries and `learned`: what `keys`
   /// type into an empty field, and the words taught on the way.
   static func engineTyping(
-    _ keys: [UInt16], learned: Set<String>, reporting report: (afterKeys: Int, text: String)? = nil
+    _ keys: [UInt16], learned: Set<String>, afterKeys: Int = -1, told: (Engine) -> Void = { _ in }
   ) -> (text: String, taught: [String]) {
     let engine = Engine(layout: Simulation.layout("us"), configuration: EngineConfiguration(), world: .testing)
     engine.spelling = english
@@ -94,9 +94,7 @@ import Testing
     var time = Instant.milliseconds(1000)
     engine.fieldReported(before: [], isFieldStart: true)
     for (index, code) in keys.enumerated() {
-      if let report, report.afterKeys == index {
-        engine.fieldReported(before: Array(report.text.unicodeScalars), isFieldStart: true)
-      }
+      if index == afterKeys { told(engine) }
       time = time.adding(milliseconds: 60)
       engine.handle(KeyEvent(code: code, value: .down, time: time), into: &output)
       engine.handle(KeyEvent(code: code, value: .up, time: time.adding(milliseconds: 30)), into: &output)
@@ -124,8 +122,16 @@ import Testing
   @Test func aWordAReportReplacedIsNotCorrected() {
     let tehSpace: [UInt16] = [20, 18, 35, 57]
     let keys: [UInt16] = [20, 45, 18, 35, 57] + tehSpace  // t x, then "Hi t" reported; e h Space t e h Space
-    #expect(Self.engineTyping(keys, learned: [], reporting: (2, "Hi t")).text == "Hi teh the ")
+    let late = { (engine: Engine) in engine.fieldReported(before: Array("Hi t".unicodeScalars), isFieldStart: true) }
+    #expect(Self.engineTyping(keys, learned: [], afterKeys: 2, told: late).text == "Hi teh the ")
     #expect(Self.engineTyping(tehSpace + tehSpace, learned: []).text == "The the ")
+    // A new field after it (the focus moved) starts without the doubt.
+    let moved = { (engine: Engine) in
+      late(engine)
+      engine.resetText()
+      engine.fieldReported(before: [], isFieldStart: true)
+    }
+    #expect(Self.engineTyping(tehSpace, learned: [], afterKeys: 0, told: moved).text == "The ")
   }
 
   /// z o r b l y, then Space: a word no dictionary knows and no

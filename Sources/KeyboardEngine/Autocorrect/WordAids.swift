@@ -25,7 +25,7 @@ final class WordAids {
   private var kept: [String: Int] = [:]
   static let largestKept = 1024
   /// Whether a field report that agreed with none of the model's recent
-  /// states replaced it since the last word end: the word may then hold
+  /// states replaced it since the last word end or reset: the word may hold
   /// what a late report said rather than what was typed (a slow desktop
   /// lags more edits than the model keeps), and is left alone.
   var doubtsWord = false
