@@ -30,7 +30,9 @@ import Testing
       link = DaemonLink(
         path: path, source: "x11", fields: "at-spi", picker: picker, loop: agent.loop, logger: Logger(label: "test"))
       agent.add(link)
-      server.onFocus = { [unowned self] in reports.append($0) }
+      server.onEvent = { [unowned self] told in
+        if case .focus(let report) = told { reports.append(report) }
+      }
     }
 
     /// Lets both sides handle what came, a few rounds.
@@ -113,7 +115,13 @@ import Testing
     let state = DaemonEvent(
       event: .state, state: "running", layout: "us", group: 1, app: nil, rule: nil, agents: 1, config: "/c.yaml")
     pair.server.currentState = { state }
-    pair.server.onCommand = { commands.append($0) }
+    pair.server.onEvent = { [unowned pair] told in
+      switch told {
+      case .command(let command): commands.append(command)
+      case .focus(let report): pair.reports.append(report)
+      default: break
+      }
+    }
     pair.link.onStanding = { standings.append(($0.active, $1, $0.notifications)) }
     pair.link.onEvent = { events.append($0.event) }
     pair.link.connect()
@@ -168,7 +176,9 @@ import Testing
     let budget = TurnBudget(perTurn: 4)
     let server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
     var reports: [FocusReport?] = []
-    server.onFocus = { reports.append($0) }
+    server.onEvent = { told in
+      if case .focus(let report) = told { reports.append(report) }
+    }
     server.setActiveUsers([geteuid()])
     let deadline = monotonicMicroseconds() + 5_000_000
     while reports.isEmpty && monotonicMicroseconds() < deadline {

@@ -20,7 +20,9 @@ final class AgentServerUnderTest {
   init(active: Bool = true) throws {
     loop = try EventLoop()
     server = try AgentServer(path: path, loop: loop, budget: budget, logger: Logger(label: "test"))
-    server.onFocus = { [unowned self] in reports.append($0) }
+    server.onEvent = { [unowned self] told in
+      if case .focus(let report) = told { reports.append(report) }
+    }
     server.setActiveUsers(active ? [geteuid()] : [])
   }
 
@@ -148,10 +150,16 @@ enum DaemonSaid: Equatable {
     let server = try AgentServerUnderTest()
     var answers: [VariableAnswer] = []
     var shown: [UInt32] = []
-    server.server.onValue = { answers.append($0) }
-    server.server.onDialogShown = { shown.append($0) }
     var fields: [FieldReport?] = []
-    server.server.onField = { fields.append($0) }
+    server.server.onEvent = { told in
+      switch told {
+      case .value(let answer): answers.append(answer)
+      case .dialogShown(let id): shown.append(id)
+      case .field(let report): fields.append(report)
+      case .focus(let report): server.reports.append(report)
+      default: break
+      }
+    }
     let agent = server.connect()
     defer { agent.close() }
     agent.send(FocusReport(window: 1, app: "foot"))

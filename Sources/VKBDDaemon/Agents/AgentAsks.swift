@@ -35,6 +35,6 @@ extension AgentServer {
 
   func losePicker() {
     pickerShownBy = nil
-    if !showing { onPickerLost() }
+    if !showing { onEvent(.pickerLost) }
   }
 }

@@ -4,6 +4,35 @@ import LinuxSystem
 import Logging
 import SystemPackage
 
+/// What the agents tell the daemon.
+enum AgentEvent {
+  /// The focus report in force: each one that counts, and nil when the
+  /// agent whose report was in force went or no longer counts.
+  case focus(FocusReport?)
+  /// The same for the focused text field's reports.
+  case field(FieldReport?)
+  /// The same for the desktop layout's reports.
+  case layout(LayoutReport?)
+  /// The answer to an ``AgentServer/ask(_:)``, from the agent asked; a
+  /// failure when that agent went away first.
+  case value(VariableAnswer)
+  /// The user's own match files from an agent that counts; nil when that
+  /// agent goes or no longer counts.
+  case snippets(UserSnippets.Sent?)
+  /// The words the user of an agent that counts taught autocorrect, and
+  /// their own programs' names; nil when that agent goes or no longer counts.
+  case learnedWords(LearnedWords?)
+  /// The dialog of a request has the keyboard.
+  case dialogShown(UInt32)
+  /// The agent showing the picker went away or no longer counts.
+  case pickerLost
+  /// An agent connected (after its hello), or went: its user.
+  case connected(uid_t)
+  case disconnected(uid_t)
+  /// What the user asked through an agent that counts (its status icon).
+  case command(DaemonCommand.Command)
+}
+
 /// The daemon's agent socket (DESIGN 7): each user's session agent stays
 /// connected, says hello, and pushes a report on every focus change. Only
 /// the agents of the users ``setActiveUsers(_:)`` names count; the others
@@ -35,40 +64,16 @@ final class AgentServer {
   var reporting: UInt64?
   /// Users already logged for having too many agents.
   private var loggedCrowds: Set<uid_t> = []
-  /// Takes each report that counts, and nil when the agent whose report is
-  /// in force has gone or no longer counts.
-  var onFocus: (FocusReport?) -> Void = { _ in }
-  /// The same for the focused text field's reports.
-  var onField: (FieldReport?) -> Void = { _ in }
-  /// The same for the desktop layout's reports.
-  var onLayout: (LayoutReport?) -> Void = { _ in }
-  /// Takes the answer to an ``ask(_:)``, from the agent asked; a failure
-  /// when that agent went away first.
-  var onValue: (VariableAnswer) -> Void = { _ in }
-  /// Takes the user's own match files (by path) from an agent that counts,
-  /// with their directory and uid; nil when that agent goes or no longer
-  /// counts.
-  var onSnippets: ((files: [String: String], directory: String, uid: uid_t)?) -> Void = { _ in }
+  /// Hears what the agents tell the daemon (``AgentEvent``), as it comes.
+  var onEvent: (AgentEvent) -> Void = { _ in }
   /// The agent whose user's match files are in use.
   var snippetsFrom: UInt64?
-  /// Takes the words the user of an agent that counts taught autocorrect,
-  /// and their own programs' names; nil when that agent goes or no longer
-  /// counts.
-  var onLearnedWords: (LearnedWords?) -> Void = { _ in }
   /// The agent whose user's learned words are in use.
   var wordsFrom: UInt64?
   /// The requests asked and not answered, and the agent asked.
   var asked: [UInt32: UInt64] = [:]
-  /// Hears that the dialog of a request has the keyboard.
-  var onDialogShown: (UInt32) -> Void = { _ in }
   /// The agent that shows the picker while it is open.
   var pickerShownBy: UInt64?
-  /// Hears that the agent showing the picker went away or no longer counts.
-  var onPickerLost: () -> Void = {}
-  /// Hears an agent connect (after its hello) or go: its uid.
-  var onConnection: (_ uid: uid_t, _ connected: Bool) -> Void = { _, _ in }
-  /// Takes what the user asked through an agent that counts (its status icon).
-  var onCommand: (DaemonCommand.Command) -> Void = { _ in }
   /// The state now, which an agent hears when its reports start to count.
   var currentState: () -> DaemonEvent? = { nil }
   /// Whether the agents show notifications (`notifications` in the config).
@@ -244,7 +249,7 @@ final class AgentServer {
     var reader = MessageReader<UInt64>()
     reader.on(Hello.self) { [unowned self] hello, agent in self.hello(agent, hello) }
     reader.on(DaemonCommand.self) { [unowned self] command, agent in
-      if connections[agent]?.active == true { onCommand(command.command) }
+      if connections[agent]?.active == true { onEvent(.command(command.command)) }
     }
     reader.on(FocusReport.self) { [unowned self] report, _ in latest.focus = report }
     reader.on(FieldReport.self) { [unowned self] report, _ in latest.field = report }
@@ -252,10 +257,10 @@ final class AgentServer {
     reader.on(VariableAnswer.self) { [unowned self] answer, agent in
       guard asked[answer.id] == agent else { return }  // not asked of this agent, or too late
       asked[answer.id] = nil
-      onValue(answer)
+      onEvent(.value(answer))
     }
     reader.on(DialogShown.self) { [unowned self] shown, agent in
-      if asked[shown.id] == agent { onDialogShown(shown.id) }
+      if asked[shown.id] == agent { onEvent(.dialogShown(shown.id)) }
     }
     reader.on(SnippetFile.self) { [unowned self] file, agent in
       guard var connection = connections[agent] else { return }
@@ -309,7 +314,7 @@ final class AgentServer {
         "fields": "\(hello.fields ?? "none")", "active": "\(connection.active)",
       ])
     if connection.active { tellState(agent) }
-    onConnection(connection.uid, true)
+    onEvent(.connected(connection.uid))
   }
 
   private func take(_ reports: Reports, from agent: UInt64) {
@@ -325,17 +330,17 @@ final class AgentServer {
     }
     if reporting != agent && reporting != nil { stopReporting() }
     reporting = agent
-    if let layout = reports.layout { onLayout(layout) }
-    if let focus = reports.focus { onFocus(focus) }
-    if let field = reports.field { onField(field) }
+    if let layout = reports.layout { onEvent(.layout(layout)) }
+    if let focus = reports.focus { onEvent(.focus(focus)) }
+    if let field = reports.field { onEvent(.field(field)) }
   }
 
   /// The agent whose reports were in force is gone or no longer counts.
   private func stopReporting() {
     reporting = nil
-    onLayout(nil)
-    onFocus(nil)
-    onField(nil)
+    onEvent(.layout(nil))
+    onEvent(.focus(nil))
+    onEvent(.field(nil))
   }
 
   /// The longest request sent, well within a Unix socket's default buffer
@@ -378,13 +383,13 @@ final class AgentServer {
     guard let connection = connections.removeValue(forKey: agent) else { return }
     loop.unwatch(connection.link.fd, token: agent)
     logger.info("session agent disconnected", metadata: ["uid": "\(connection.uid)", "pid": "\(connection.pid)"])
-    if connection.source != nil { onConnection(connection.uid, false) }
+    if connection.source != nil { onEvent(.disconnected(connection.uid)) }
     if agent == reporting { stopReporting() }
     if agent == pickerShownBy { losePicker() }
     dropUserData(of: agent)
     for (id, asker) in asked where asker == agent {
       asked[id] = nil
-      onValue(VariableAnswer(id: id, result: .failure(AgentProtocolError("the session agent went away"))))
+      onEvent(.value(VariableAnswer(id: id, result: .failure(AgentProtocolError("the session agent went away")))))
     }
   }
 }

@@ -14,14 +14,14 @@ extension AgentServer {
     dropSnippets(of: agent)
     if wordsFrom == agent {
       wordsFrom = nil
-      onLearnedWords(nil)
+      onEvent(.learnedWords(nil))
     }
   }
 
   func useWords(of agent: UInt64) {
     guard let words = connections[agent]?.learnedWords else { return }
     wordsFrom = agent
-    onLearnedWords(words)
+    onEvent(.learnedWords(words))
   }
 
   /// Gives a word the user just taught to the agent that keeps their
@@ -36,13 +36,13 @@ extension AgentServer {
   func useSnippets(of agent: UInt64) {
     guard let connection = connections[agent], let sent = connection.snippetFiles else { return }
     snippetsFrom = agent
-    onSnippets((sent.files, sent.directory, connection.uid))
+    onEvent(.snippets(UserSnippets.Sent(files: sent.files, directory: sent.directory, uid: connection.uid)))
   }
 
   /// The user whose match files were in use is gone, or no longer counts.
   func dropSnippets(of agent: UInt64) {
     guard snippetsFrom == agent else { return }
     snippetsFrom = nil
-    onSnippets(nil)
+    onEvent(.snippets(nil))
   }
 }

@@ -32,29 +32,41 @@ extension Daemon {
   func startAgents() throws(SystemError) {
     let agents = try AgentServer(path: configuration.agentSocket, loop: loop, budget: clientBudget, logger: logger)
     self.agents = agents
-    agents.onFocus = { [unowned self] report in focusChanged(report) }
-    agents.onField = { [unowned self] report in
+    agents.onEvent = { [unowned self] in agentTold($0) }
+    agents.currentState = { [unowned self] in event(.state) }
+    agents.setNotifications(configuration.notifications)
+    if let fd = seat.fd { try loop.watch(fd) { [unowned self] _ in seatChanged() } }
+    seatChanged()
+  }
+
+  /// What an agent told: each goes where it belongs.
+  func agentTold(_ told: AgentEvent) {
+    switch told {
+    case .focus(let report):
+      focusChanged(report)
+    case .field(let report):
       context.update(report, rules: appRules, global: globalSettings, engine: engine)
       loadDictionaries()
-    }
-    agents.onLayout = { [unowned self] report in desktopLayoutChanged(report) }
-    agents.onSnippets = { [unowned self] sent in
-      userSnippetsChanged(sent.map { UserSnippets.Sent(files: $0.files, directory: $0.directory, uid: $0.uid) })
-    }
-    agents.onLearnedWords = { [unowned self] words in learnedWordsChanged(words) }
-    agents.onValue = { [unowned self] answer in
+    case .layout(let report):
+      desktopLayoutChanged(report)
+    case .value(let answer):
       engine.sessionAnswered(
         answer.id, value: answer.engineResult, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)
-    }
-    agents.onPickerLost = { [unowned self] in closePicker() }
-    agents.currentState = { [unowned self] in event(.state) }
-    agents.onConnection = { [unowned self] uid, connected in
-      var change = event(connected ? .agentConnected : .agentDisconnected)
-      change.uid = UInt32(uid)
-      announce(change)
-    }
-    agents.onCommand = { [unowned self] command in
+    case .snippets(let sent):
+      userSnippetsChanged(sent)
+    case .learnedWords(let words):
+      learnedWordsChanged(words)
+    case .dialogShown(let id):
+      engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
+      flush(sourceTime: nil)
+    case .pickerLost:
+      closePicker()
+    case .connected(let uid):
+      announceAgent(.agentConnected, uid: uid)
+    case .disconnected(let uid):
+      announceAgent(.agentDisconnected, uid: uid)
+    case .command(let command):
       switch command {
       case .pause, .resume: setPaused(command == .pause, by: DaemonEvent.statusIcon)
       case .reload: reload(by: DaemonEvent.statusIcon)
@@ -62,13 +74,12 @@ extension Daemon {
         if engine.openPicker(into: &output) { flush(sourceTime: nil) }
       }
     }
-    agents.setNotifications(configuration.notifications)
-    agents.onDialogShown = { [unowned self] id in
-      engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
-      flush(sourceTime: nil)
-    }
-    if let fd = seat.fd { try loop.watch(fd) { [unowned self] _ in seatChanged() } }
-    seatChanged()
+  }
+
+  private func announceAgent(_ kind: DaemonEvent.Kind, uid: uid_t) {
+    var change = event(kind)
+    change.uid = UInt32(uid)
+    announce(change)
   }
 
   /// The seat's active session changed (or `session_users` did): the
