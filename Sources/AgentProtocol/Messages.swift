@@ -42,8 +42,9 @@ public struct SnippetFilesEnd: AgentProtocolMessage {
 
 /// The daemon's word on whether the agent's reports count: sent on
 /// connecting and whenever it changes (a seat switch). An agent that
-/// becomes active reports its focus again.
-public struct SessionStanding: AgentProtocolMessage {
+/// becomes active reports its focus again. (Its wire name is still
+/// `session`, which agents of earlier versions read.)
+public struct AgentStanding: AgentProtocolMessage {
   public static let type = "session"
   public var active: Bool
   /// Whether the agent shows notifications (`notifications` in the

@@ -46,7 +46,7 @@ final class DaemonLink: Reconnecting {
   var onEvent: (DaemonEvent) -> Void = { _ in }
   /// Takes the daemon's word on this agent, and whether it is the first
   /// since connecting.
-  var onStanding: (_ standing: SessionStanding, _ first: Bool) -> Void = { _, _ in }
+  var onStanding: (_ standing: AgentStanding, _ first: Bool) -> Void = { _, _ in }
   /// Hears that the connection to the daemon is gone.
   var onLost: () -> Void = {}
   /// Whether the daemon's word on this agent came since connecting.
@@ -71,7 +71,7 @@ final class DaemonLink: Reconnecting {
     self.loop = loop
     self.logger = logger
     worker = SessionWorker(loop: loop)
-    reader.on(SessionStanding.self) { [unowned self] standing, _ in take(standing) }
+    reader.on(AgentStanding.self) { [unowned self] standing, _ in take(standing) }
     reader.on(Refusal.self) { [unowned self] refusal, _ in
       disconnect("the daemon refused this agent: \(refusal.reason)")
     }
@@ -194,7 +194,7 @@ final class DaemonLink: Reconnecting {
     if isActive { send(DaemonCommand(command)) }
   }
 
-  private func take(_ standing: SessionStanding) {
+  private func take(_ standing: AgentStanding) {
     isActive = standing.active
     onStanding(standing, !heardStanding)
     heardStanding = true

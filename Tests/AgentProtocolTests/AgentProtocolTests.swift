@@ -16,7 +16,7 @@ final class Received {
     keep(DialogShown.self)
     keep(SnippetFile.self)
     keep(SnippetFilesEnd.self)
-    keep(SessionStanding.self)
+    keep(AgentStanding.self)
     keep(Refusal.self)
     keep(VariableRequest.self)
     keep(DaemonEvent.self)
@@ -101,8 +101,8 @@ func same(_ first: any AgentProtocolMessage, _ second: any AgentProtocolMessage)
       config: "(embedded default)")
     connected.uid = 1000
     return [
-      SessionStanding(active: true), SessionStanding(active: false),
-      SessionStanding(active: true, notifications: false),
+      AgentStanding(active: true), AgentStanding(active: false),
+      AgentStanding(active: true, notifications: false),
       Refusal("too many agents"), failed, connected,
     ]
   }

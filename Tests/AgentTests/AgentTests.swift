@@ -194,7 +194,7 @@ import Testing
 /// make, played on a private session bus with busctl.
 @Suite(.serialized) struct ShellBridgeTests {
   /// A private session bus (dbus-daemon), for the life of the test.
-  final class SessionBus {
+  final class PrivateBus {
     let address: String
     private let daemon: Process
 
@@ -239,7 +239,7 @@ import Testing
   }
 
   @Test func theExtensionsCallsBecomeReports() throws {
-    let bus = try SessionBus()
+    let bus = try PrivateBus()
     let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
     var reports: [FocusReport] = []
     bridge.onFocus = { reports.append($0) }

@@ -134,7 +134,7 @@ extension ShellBridgeTests {
   }
 
   /// Makes the call and handles it; the call's exit status.
-  static func play(_ arguments: [String], on bus: SessionBus, to bridge: ShellBridge) throws -> Int32 {
+  static func play(_ arguments: [String], on bus: PrivateBus, to bridge: ShellBridge) throws -> Int32 {
     let call = try bus.call(arguments)
     while call.isRunning {
       bridge.beforeWait()
@@ -145,7 +145,7 @@ extension ShellBridgeTests {
   }
 
   @Test func theExtensionsLayoutCallsBecomeReports() throws {
-    let bus = try SessionBus()
+    let bus = try PrivateBus()
     let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
     var reports: [LayoutReport] = []
     bridge.onLayout = { reports.append($0) }
@@ -288,7 +288,7 @@ extension ShellBridgeTests {
         ["evdev", "pc104", "jp", "", "grp:alt_shift_toggle,caps:escape", "0"],
       ])
 
-    let bus = try SessionBus()
+    let bus = try PrivateBus()
     let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
     var reports: [LayoutReport] = []
     bridge.onLayout = { reports.append($0) }
@@ -368,7 +368,7 @@ extension ShellBridgeTests {
         none, ["ibus", "8", "0", "0", "", "0"], none, none,
       ])
 
-    let bus = try SessionBus()
+    let bus = try PrivateBus()
     let bridge = try ShellBridge(desktop: .gnome, kwinScript: "/nonexistent", logger: Logger(label: "test"))
     var reports: [FieldReport] = []
     bridge.onField = { reports.append($0) }
@@ -477,7 +477,7 @@ extension ShellBridgeTests {
   }
 
   @Test func kwinsLayoutsBecomeReports() throws {
-    let bus = try SessionBus()
+    let bus = try PrivateBus()
     let config = "/tmp/vkbd-kxkbrc-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     mkdir(config, 0o700)
     let saved = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }

@@ -149,7 +149,7 @@ extension ShellBridgeTests {
   static let resume = Notice(cause: .pause, summary: "vkbd resumed", body: "resumed")
 
   @Test func oneNoticeOfACauseAtATimeAndTheLastOfABurst() throws {
-    let bus = try ShellBridgeTests.SessionBus()
+    let bus = try ShellBridgeTests.PrivateBus()
     let service = try Service(delay: 0)
     let agent = try Agent()
     agent.notifier.show(Self.pause)
@@ -168,7 +168,7 @@ extension ShellBridgeTests {
   }
 
   @Test func aSlowOrMissingServiceNeverHoldsTheLoop() throws {
-    let bus = try ShellBridgeTests.SessionBus()
+    let bus = try ShellBridgeTests.PrivateBus()
     let agent = try Agent()
     agent.notifier.show(Self.pause)  // no service at all
     #expect(agent.run(1) < 0.5)

@@ -92,7 +92,7 @@ enum DaemonSaid: Equatable {
   case variable(VariableRequest)
 
   init?(_ line: ArraySlice<UInt8>) {
-    if let standing = try? decodeMessage(SessionStanding.self, from: line) {
+    if let standing = try? decodeMessage(AgentStanding.self, from: line) {
       self = .session(active: standing.active)
     } else if let refusal = try? decodeMessage(Refusal.self, from: line) {
       self = .refused(refusal.reason)

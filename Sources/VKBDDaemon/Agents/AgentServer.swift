@@ -148,8 +148,8 @@ final class AgentServer {
     for (agent, connection) in connections { tell(agent, standing(connection.active)) }
   }
 
-  private func standing(_ active: Bool) -> SessionStanding {
-    SessionStanding(active: active, notifications: notifications)
+  private func standing(_ active: Bool) -> AgentStanding {
+    AgentStanding(active: active, notifications: notifications)
   }
 
   /// Tells an agent whose reports count the state now.

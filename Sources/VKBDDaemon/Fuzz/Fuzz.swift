@@ -67,7 +67,7 @@
       reader.on(DialogShown.self) { _, _ in }
       reader.on(SnippetFile.self) { _, _ in }
       reader.on(SnippetFilesEnd.self) { _, _ in }
-      reader.on(SessionStanding.self) { _, _ in }
+      reader.on(AgentStanding.self) { _, _ in }
       reader.on(Refusal.self) { _, _ in }
       reader.on(VariableRequest.self) { _, _ in }
       return reader
