@@ -176,7 +176,7 @@ final class Daemon {
       // Key events first; udev, signals and the sockets after them, so
       // that no client can hold a key back for long.
       for index in 0..<count where devices.isDevice(loop.token(at: index)) && exitStatus == nil {
-        if let source = devices.source(for: loop.token(at: index)) { read(source) }
+        if let input = devices.input(for: loop.token(at: index)) { read(input) }
       }
       clientBudget.renew()
       for index in 0..<count where !devices.isDevice(loop.token(at: index)) && exitStatus == nil {
@@ -196,7 +196,7 @@ final class Daemon {
   private func udevChanged() {
     while let event = devices.udev.receive() {
       if event.action == "remove" {
-        if let source = devices.remove(path: event.node) { releaseKeys(of: source) }
+        if let input = devices.remove(path: event.node) { releaseKeys(of: input) }
       } else if devices.add(event) {
         engine.resetText()  // device changes make the text before the cursor unknown
       }
@@ -223,7 +223,7 @@ final class Daemon {
 
   private func ledsChanged() {
     keyboard.readLEDs { code, on in
-      for source in devices.grabbed { source.device.setLED(code, on: on) }
+      for input in devices.grabbed { input.device.setLED(code, on: on) }
       switch Int32(code) {
       case LED_NUML: engine.indicatorChanged(.numLock, on: on)
       case LED_CAPSL: engine.indicatorChanged(.capsLock, on: on)
@@ -234,16 +234,16 @@ final class Daemon {
 
   // MARK: - Key events
 
-  private func read(_ source: InputDevices.Source) {
-    let resyncs = source.device.resyncs
+  private func read(_ input: InputDevices.Input) {
+    let resyncs = input.device.resyncs
     defer {
-      if source.device.resyncs > resyncs {
-        logger.notice("the kernel dropped events; resynced held keys", metadata: ["device": "\(source.device.name)"])
+      if input.device.resyncs > resyncs {
+        logger.notice("the kernel dropped events; resynced held keys", metadata: ["device": "\(input.device.name)"])
       }
     }
-    let end = source.device.readEvents { event, resynced in
+    let end = input.device.readEvents { event, resynced in
       guard exitStatus == nil else { return }
-      if source.role == .grabbed, let pointer = source.pointer {
+      if input.role == .grabbed, let pointer = input.pointer {
         do {
           // A click: the cursor may be anywhere.
           if try pointer.take(event, onClick: { engine.resetText() }) { return }
@@ -253,25 +253,25 @@ final class Daemon {
         }
       }
       guard event.type == UInt16(EV_KEY) else { return }
-      switch source.role {
-      case .grabbed: keyEvent(event, from: source, resynced: resynced)
+      switch input.role {
+      case .grabbed: keyEvent(event, from: input, resynced: resynced)
       case .pointer: if event.value == 1 { engine.resetText() }  // a click: the cursor may be anywhere
       case .readOnly: if event.value == 1 { engine.keyPressedElsewhere(event.code) }
       case .waitingForRelease: break  // not ours yet: the desktop has it
       }
     }
     if case .failed(let error) = end {
-      logger.info("device gone", metadata: ["device": "\(source.device.name)", "error": "\(error)"])
-      if devices.remove(source) { releaseKeys(of: source) }
+      logger.info("device gone", metadata: ["device": "\(input.device.name)", "error": "\(error)"])
+      if devices.remove(input) { releaseKeys(of: input) }
       return
     }
-    if source.role == .waitingForRelease { devices.grabWhenReleased(source) }
+    if input.role == .waitingForRelease { devices.grabWhenReleased(input) }
   }
 
-  func keyEvent(_ event: input_event, from source: InputDevices.Source, resynced: Bool) {
+  func keyEvent(_ event: input_event, from input: InputDevices.Input, resynced: Bool) {
     let code = Int(event.code)
     guard code < KeyCode.count, let value = KeyValue(rawValue: event.value) else { return }
-    if value != .repeat { source.held[code] = value == .down }
+    if value != .repeat { input.held[code] = value == .down }
     if value == .down && Self.panicChord.contains(event.code) && isPanicChordHeld() {
       logger.critical("panic chord (Backspace+Escape+Enter): releasing every key and exiting")
       shutDown(status: Self.panicStatus)
@@ -282,7 +282,7 @@ final class Daemon {
     statistics.lastKeyTime = time.microseconds
     // Touch-down: the engine's bookkeeping for a key it passes unchanged
     // waits until the key is written.
-    engine.handleBeforeSettling(KeyEvent(code: event.code, value: value, time: time, device: source.id), into: &output)
+    engine.handleBeforeSettling(KeyEvent(code: event.code, value: value, time: time, device: input.id), into: &output)
     flush(sourceTime: resynced ? nil : time)
     engine.settle()
   }
@@ -295,18 +295,18 @@ final class Daemon {
     var backspace = false
     var escape = false
     var enter = false
-    for source in devices.grabbed {
-      backspace = backspace || source.held[Int(KEY_BACKSPACE)]
-      escape = escape || source.held[Int(KEY_ESC)]
-      enter = enter || source.held[Int(KEY_ENTER)]
+    for input in devices.grabbed {
+      backspace = backspace || input.held[Int(KEY_BACKSPACE)]
+      escape = escape || input.held[Int(KEY_ESC)]
+      enter = enter || input.held[Int(KEY_ENTER)]
     }
     return backspace && escape && enter
   }
 
   /// Tells the engine of a key the daemon found down or up without an event.
-  func press(_ code: UInt16, down: Bool, on source: InputDevices.Source, at time: Instant) {
-    source.held[Int(code)] = down
-    engine.handle(KeyEvent(code: code, value: down ? .down : .up, time: time, device: source.id), into: &output)
+  func press(_ code: UInt16, down: Bool, on input: InputDevices.Input, at time: Instant) {
+    input.held[Int(code)] = down
+    engine.handle(KeyEvent(code: code, value: down ? .down : .up, time: time, device: input.id), into: &output)
   }
 
   /// Writes what the engine emitted, as fast as the virtual keyboard's
@@ -329,10 +329,10 @@ final class Daemon {
   }
 
   /// The keys a device that is gone held go up on the virtual keyboard.
-  func releaseKeys(of source: InputDevices.Source) {
+  func releaseKeys(of input: InputDevices.Input) {
     let now = Instant(microseconds: monotonicMicroseconds())
-    for code in 0..<KeyCode.count where source.held[code] {
-      engine.handle(KeyEvent(code: UInt16(code), value: .up, time: now, device: source.id), into: &output)
+    for code in 0..<KeyCode.count where input.held[code] {
+      engine.handle(KeyEvent(code: UInt16(code), value: .up, time: now, device: input.id), into: &output)
     }
     flush(sourceTime: nil)
     engine.resetText()

@@ -14,7 +14,7 @@ final class InputDevices {
   static let firstToken: UInt64 = 16
 
   /// An input device the daemon reads.
-  final class Source {
+  final class Input {
     enum Role {
       /// A keyboard waiting for its keys to be up before the grab.
       case waitingForRelease
@@ -50,7 +50,7 @@ final class InputDevices {
   var filter: DeviceFilter
   private let loop: EventLoop
   private let logger: Logger
-  private var slots: [Source?] = []
+  private var slots: [Input?] = []
   private var nextDeviceID: Int32 = 1
   /// Every input device seen, by path, for `vkbd devices`.
   private var seen: [String: DeviceReport] = [:]
@@ -65,10 +65,10 @@ final class InputDevices {
   }
 
   /// Every device read.
-  var all: [Source] { slots.compactMap { $0 } }
+  var all: [Input] { slots.compactMap { $0 } }
 
   /// The keyboards grabbed.
-  var grabbed: [Source] { slots.compactMap { $0?.role == .grabbed ? $0 : nil } }
+  var grabbed: [Input] { slots.compactMap { $0?.role == .grabbed ? $0 : nil } }
 
   /// Whether `token` is a device's.
   func isDevice(_ token: UInt64) -> Bool {
@@ -76,7 +76,7 @@ final class InputDevices {
   }
 
   /// The device of a token for which ``isDevice(_:)`` holds.
-  func source(for token: UInt64) -> Source? { slots[Int(token - Self.firstToken)] }
+  func input(for token: UInt64) -> Input? { slots[Int(token - Self.firstToken)] }
 
   /// Every device seen, in the order people count (event2 before event10).
   var reports: [DeviceReport] { seen.values.sorted { Self.numbersPadded($0.path) < Self.numbersPadded($1.path) } }
@@ -122,7 +122,7 @@ final class InputDevices {
       seen[event.node] = DeviceReport(
         name: name, id: device.vendorProduct, path: event.node, grabbed: false, state: state)
     }
-    let role: Source.Role
+    let role: Input.Role
     if name == VirtualKeyboard.name || name == VirtualPointer.name {
       note("vkbd's own virtual \(name == VirtualKeyboard.name ? "keyboard" : "pointer")")
       return false
@@ -151,19 +151,19 @@ final class InputDevices {
       return false
     }
     let slot = slots.firstIndex { $0 == nil } ?? slots.count
-    let source = Source(device: device, id: DeviceID(nextDeviceID), token: Self.firstToken + UInt64(slot), role: role)
+    let input = Input(device: device, id: DeviceID(nextDeviceID), token: Self.firstToken + UInt64(slot), role: role)
     nextDeviceID &+= 1
     do {
-      try loop.watch(device.fd, token: source.token)
+      try loop.watch(device.fd, token: input.token)
     } catch {
       logger.error("\(error)")
       return false
     }
-    if slot == slots.count { slots.append(source) } else { slots[slot] = source }
+    if slot == slots.count { slots.append(input) } else { slots[slot] = input }
     switch role {
     case .pointer: logger.debug("reading pointer", metadata: ["device": "\(name)"])
     case .readOnly: logger.info("reading keys, not grabbed", metadata: ["device": "\(name)", "path": "\(event.node)"])
-    case .waitingForRelease, .grabbed: grabWhenReleased(source)
+    case .waitingForRelease, .grabbed: grabWhenReleased(input)
     }
     return true
   }
@@ -184,8 +184,8 @@ final class InputDevices {
   /// held at start (the Enter that launched vkbd) is not left repeating. The
   /// check runs again after the grab: a key pressed in between means letting
   /// go and waiting for its release, which the desktop then receives.
-  func grabWhenReleased(_ source: Source) {
-    let device = source.device
+  func grabWhenReleased(_ input: Input) {
+    let device = input.device
     guard !device.hasKeysDown() else {
       logger.info("waiting for keys to be released before grabbing", metadata: ["device": "\(device.name)"])
       return
@@ -204,9 +204,9 @@ final class InputDevices {
     // swallow it. Without a pointer to pass it on, the device stays the
     // desktop's.
     var state = "grabbed"
-    if VirtualPointer.isWanted(by: device) && source.pointer == nil {
+    if VirtualPointer.isWanted(by: device) && input.pointer == nil {
       do {
-        source.pointer = try VirtualPointer(copying: device)
+        input.pointer = try VirtualPointer(copying: device)
         state += "; its pointer goes out on \(VirtualPointer.name)"
       } catch {
         device.ungrab()
@@ -216,44 +216,44 @@ final class InputDevices {
         return
       }
     }
-    source.role = .grabbed
+    input.role = .grabbed
     seen[device.path]?.grabbed = true
     seen[device.path]?.state = state
     logger.info(
       "grabbed keyboard",
       metadata: [
         "device": "\(device.name)", "id": "\(device.vendorProduct)", "path": "\(device.path)",
-        "pointer": "\(source.pointer?.node ?? "-")",
+        "pointer": "\(input.pointer?.node ?? "-")",
       ])
   }
 
   /// The device at `path`, forgotten; nil when none was read there.
-  func remove(path: String) -> Source? {
+  func remove(path: String) -> Input? {
     seen[path] = nil
-    guard let source = all.first(where: { $0.device.path == path }) else { return nil }
-    return remove(source) ? source : nil
+    guard let input = all.first(where: { $0.device.path == path }) else { return nil }
+    return remove(input) ? input : nil
   }
 
   /// Forgets a device; false when it was forgotten already. The caller
   /// releases the keys it held; its pointer's buttons are let go here.
-  func remove(_ source: Source) -> Bool {
-    let slot = Int(source.token - Self.firstToken)
-    guard slots[slot] === source else { return false }
+  func remove(_ input: Input) -> Bool {
+    let slot = Int(input.token - Self.firstToken)
+    guard slots[slot] === input else { return false }
     slots[slot] = nil
     do {
-      try source.pointer?.releaseButtons()
+      try input.pointer?.releaseButtons()
     } catch {
       logger.error("\(error)")
     }
-    source.pointer = nil
-    loop.unwatch(source.device.fd)
-    seen[source.device.path] = nil
-    logger.info("device removed", metadata: ["device": "\(source.device.name)"])
+    input.pointer = nil
+    loop.unwatch(input.device.fd)
+    seen[input.device.path] = nil
+    logger.info("device removed", metadata: ["device": "\(input.device.name)"])
     return true
   }
 
   /// Lets every grabbed keyboard go.
   func ungrabAll() {
-    for source in grabbed { source.device.ungrab() }
+    for input in grabbed { input.device.ungrab() }
   }
 }

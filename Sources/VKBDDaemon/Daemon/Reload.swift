@@ -126,7 +126,7 @@ extension Daemon {
   private func afterConfiguration(_ fresh: Configuration, previous: Configuration) {
     if fresh.devices != previous.devices {
       devices.filter = fresh.devices
-      for source in devices.all where devices.remove(source) { releaseKeys(of: source) }
+      for input in devices.all where devices.remove(input) { releaseKeys(of: input) }
       for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     }
     if fresh.sessionUsers != previous.sessionUsers { seatChanged() }

@@ -40,45 +40,45 @@ extension Daemon {
     // every change, or SYN_DROPPED and a resync). Not EVIOCGKEY here: it
     // drops the events still waiting, and a key tapped between the read and
     // it would be lost.
-    var pending: [(source: InputDevices.Source, event: input_event, resynced: Bool)] = []
-    for source in grabbed {
+    var pending: [(input: InputDevices.Input, event: input_event, resynced: Bool)] = []
+    for input in grabbed {
       // A pointer half lets go of its buttons; its events since the wake
       // go out as they came.
       do {
-        try source.pointer?.releaseButtons()
+        try input.pointer?.releaseButtons()
       } catch {
         logger.error("\(error)")
       }
-      _ = source.device.readEvents { event, resynced in
-        if let pointer = source.pointer, (try? pointer.take(event, onClick: {})) != false { return }
-        if event.type == UInt16(EV_KEY) { pending.append((source, event, resynced)) }
+      _ = input.device.readEvents { event, resynced in
+        if let pointer = input.pointer, (try? pointer.take(event, onClick: {})) != false { return }
+        if event.type == UInt16(EV_KEY) { pending.append((input, event, resynced)) }
       }
     }
     // The keys, not the pointer buttons, of each keyboard.
-    let kernelState = grabbed.map { source in
-      source.device.keysDown.enumerated().map { code, down in
-        down && !(source.pointer != nil && PointerFrame.isButton(code))
+    let kernelState = grabbed.map { input in
+      input.device.keysDown.enumerated().map { code, down in
+        down && !(input.pointer != nil && PointerFrame.isButton(code))
       }
     }
     engine.releaseAll(into: &output)
     flush(sourceTime: nil)
     engine.resetText()
     let now = Instant(microseconds: monotonicMicroseconds())
-    for (source, down) in zip(grabbed, kernelState) {
-      source.held = [Bool](repeating: false, count: KeyCode.count)
+    for (input, down) in zip(grabbed, kernelState) {
+      input.held = [Bool](repeating: false, count: KeyCode.count)
       for code in 0..<KeyCode.count
-      where down[code] && !pending.contains(where: { $0.source === source && Int($0.event.code) == code }) {
-        press(UInt16(code), down: true, on: source, at: now)
+      where down[code] && !pending.contains(where: { $0.input === input && Int($0.event.code) == code }) {
+        press(UInt16(code), down: true, on: input, at: now)
       }
     }
     flush(sourceTime: nil)
-    for (source, event, resynced) in pending where exitStatus == nil {
-      keyEvent(event, from: source, resynced: resynced)
+    for (input, event, resynced) in pending where exitStatus == nil {
+      keyEvent(event, from: input, resynced: resynced)
     }
     guard exitStatus == nil else { return }  // the panic chord, among those events
-    for (source, down) in zip(grabbed, kernelState) {
-      for code in 0..<KeyCode.count where source.held[code] != down[code] {
-        press(UInt16(code), down: down[code], on: source, at: now)
+    for (input, down) in zip(grabbed, kernelState) {
+      for code in 0..<KeyCode.count where input.held[code] != down[code] {
+        press(UInt16(code), down: down[code], on: input, at: now)
       }
     }
     flush(sourceTime: nil)
