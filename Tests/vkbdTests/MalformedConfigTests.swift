@@ -202,7 +202,7 @@ import Testing
     let files = SentFiles(files: [
       "/u/match/a.yml": first, "/u/match/b.yml": "matches:\n  - {trigger: later, replace: x}\n",
     ])
-    var loader = SnippetLoader(source: files, maximumStorage: 64 << 10)
+    var loader = SnippetLoader(store: files, maximumStorage: 64 << 10)
     loader.load(directory: "/u/match")
     loader.finish()
     #expect(loader.problems.count == 1)

@@ -133,7 +133,7 @@ import Testing
     // Paths that exist nowhere on this machine: only the sent text is read.
     let directory = "/nonexistent-home/ada/.config/espanso/match"
     var loader = SnippetLoader(
-      source: SentFiles(files: [
+      store: SentFiles(files: [
         directory + "/base.yml": "imports: [_shared.yml]\nmatches:\n  - trigger: ':me'\n    replace: '{{who}}'\n",
         directory + "/_shared.yml": "global_vars:\n  - name: who\n    type: echo\n    params:\n      echo: Ada\n",
         directory + "/packages/emoji/package.yml":

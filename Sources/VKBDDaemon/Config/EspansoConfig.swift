@@ -12,7 +12,7 @@ enum EspansoConfig {
 
   /// The app rules of the configs under `root/config`, with what was not
   /// taken over as warnings.
-  static func rules(in files: some MatchFileSource, root: String) -> (rules: [AppRule], warnings: [ConfigProblem]) {
+  static func rules(in files: some MatchFileStore, root: String) -> (rules: [AppRule], warnings: [ConfigProblem]) {
     var rules: [AppRule] = []
     var warnings: [ConfigProblem] = []
     let directory = root + "/config"
@@ -30,7 +30,7 @@ enum EspansoConfig {
   static let standardIncludes = ["../match/**/[!_]*.yml"]
 
   /// The match files a config's patterns name (relative to `directory`).
-  private static func glob(_ patterns: [String], files: some MatchFileSource, directory: String) -> Set<String> {
+  private static func glob(_ patterns: [String], files: some MatchFileStore, directory: String) -> Set<String> {
     var found = Set<String>()
     for pattern in patterns {
       for path in MatchPaths.glob(MatchPaths.join(directory, pattern), in: files) {
@@ -47,7 +47,7 @@ enum EspansoConfig {
   }
 
   private static func rule(
-    _ text: String, files: some MatchFileSource, directory: String, reader: inout YAMLReader
+    _ text: String, files: some MatchFileStore, directory: String, reader: inout YAMLReader
   ) -> AppRule? {
     guard let root = reader.compose(text), case .mapping(let mapping) = root.content else { return nil }
     var values: [String: YAMLNode] = [:]
@@ -158,7 +158,7 @@ extension EspansoConfig {
 
   /// The settings of the user's espanso config, with a warning at
   /// file:line for every key vkbd does not honour.
-  static func settings(in files: some MatchFileSource, root: String) -> (Settings, [ConfigProblem]) {
+  static func settings(in files: some MatchFileStore, root: String) -> (Settings, [ConfigProblem]) {
     var settings = Settings()
     var reader = YAMLReader(file: root + "/config/default.yml")
     guard let text = try? files.read(reader.file), let node = reader.compose(text),

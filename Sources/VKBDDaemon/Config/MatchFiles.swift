@@ -4,7 +4,7 @@ import LinuxSystem
 /// Where match files are read from: the disk (the config's own files), or
 /// the files a session agent sent (a user's espanso directory, read as that
 /// user: the daemon opens no path in a user's home).
-protocol MatchFileSource {
+protocol MatchFileStore {
   /// The file's text.
   func read(_ path: String) throws(SystemError) -> String
   /// Whether a file or directory is there.
@@ -18,7 +18,7 @@ protocol MatchFileSource {
 enum MatchFileKind { case file, directory }
 
 /// The files on this machine.
-struct DiskFiles: MatchFileSource {
+struct DiskFiles: MatchFileStore {
   func read(_ path: String) throws(SystemError) -> String { try Files.readText(path) }
 
   func kind(of path: String) -> MatchFileKind? {
@@ -37,7 +37,7 @@ struct DiskFiles: MatchFileSource {
 }
 
 /// Files held in memory, by absolute path: what a session agent sent.
-struct SentFiles: MatchFileSource {
+struct SentFiles: MatchFileStore {
   let files: [String: String]
 
   init(files: [String: String]) {
@@ -122,7 +122,7 @@ enum MatchPaths {
   /// (`fnmatch(3)`), and a `**` segment any number of directories, none
   /// included (as espanso's own globbing does). Names starting with `.`
   /// match only a pattern that starts with `.`.
-  static func glob(_ pattern: String, in files: some MatchFileSource) -> [String] {
+  static func glob(_ pattern: String, in files: some MatchFileStore) -> [String] {
     let absolute = pattern.hasPrefix("/")
     let segments = pattern.split(separator: "/").map(String.init)
     var found = Set<String>()
@@ -131,7 +131,7 @@ enum MatchPaths {
   }
 
   private static func expand(
-    _ segments: ArraySlice<String>, from base: String, files: some MatchFileSource, into found: inout Set<String>
+    _ segments: ArraySlice<String>, from base: String, files: some MatchFileStore, into found: inout Set<String>
   ) {
     guard let segment = segments.first else {
       if base != "." { found.insert(base) }
@@ -158,7 +158,7 @@ enum MatchPaths {
   /// The match files under a directory, sorted, as espanso reads its
   /// `match/`: every `.yml` and `.yaml` at any depth whose name does not
   /// start with `_` (those are for imports) or `.`.
-  static func matchFiles(under directory: String, in files: some MatchFileSource) -> [String] {
+  static func matchFiles(under directory: String, in files: some MatchFileStore) -> [String] {
     var result: [String] = []
     for name in files.names(in: directory) where !name.hasPrefix(".") {
       let path = directory == "/" ? "/" + name : directory + "/" + name

@@ -27,7 +27,7 @@ struct SnippetLoader {
   private var loaded: Set<String> = []
   /// The snippets took all the memory they may: nothing more is read.
   private var isFull = false
-  private let source: any MatchFileSource
+  private let store: any MatchFileStore
 
   /// False in a fuzzing build: names of files are checked, the files not read.
   nonisolated(unsafe) static var readsFiles = true
@@ -35,8 +35,8 @@ struct SnippetLoader {
   /// The most bytes the snippets may take (``SnippetTable/storageBytes``).
   let maximumStorage: Int
 
-  init(source: any MatchFileSource = DiskFiles(), maximumStorage: Int = Self.maximumStorage) {
-    self.source = source
+  init(store: any MatchFileStore = DiskFiles(), maximumStorage: Int = Self.maximumStorage) {
+    self.store = store
     self.maximumStorage = maximumStorage
   }
 
@@ -62,14 +62,14 @@ struct SnippetLoader {
     for (pattern, node) in entries {
       let path = MatchPaths.join(directory, pattern)
       guard MatchPaths.isPattern(pattern) else {
-        guard source.kind(of: path) != nil else {
+        guard store.kind(of: path) != nil else {
           reader.report("snippets: \(path): no such file or directory", at: node, kind: .missingFile)
           continue
         }
         files += filesAt(path).map { ($0, node) }
         continue
       }
-      let matches = MatchPaths.glob(path, in: source)
+      let matches = MatchPaths.glob(path, in: store)
       if matches.isEmpty { reader.warn("snippets: \(path) matches no file", at: node, kind: .missingFile) }
       files += matches.flatMap(filesAt).map { ($0, node) }
     }
@@ -78,14 +78,14 @@ struct SnippetLoader {
 
   /// The match files `path` names: the file, or those under the directory.
   private func filesAt(_ path: String) -> [String] {
-    source.kind(of: path) == .directory ? MatchPaths.matchFiles(under: path, in: source) : [path]
+    store.kind(of: path) == .directory ? MatchPaths.matchFiles(under: path, in: store) : [path]
   }
 
   /// Loads every match file under `directory`, as espanso reads its
   /// `match/` (a user's own, sent by the session agent).
   mutating func load(directory: String) {
     var reader = YAMLReader(file: directory)
-    loadFiles(MatchPaths.matchFiles(under: directory, in: source).map { ($0, nil) }, reader: &reader)
+    loadFiles(MatchPaths.matchFiles(under: directory, in: store).map { ($0, nil) }, reader: &reader)
     problems += reader.problems
     warnings += reader.warnings
   }
@@ -97,7 +97,7 @@ struct SnippetLoader {
 
   /// Reads one match file; `reader` and `node` say where it was named.
   private mutating func loadFile(_ path: String, reader: inout YAMLReader, at node: YAMLNode?) {
-    let real = source.canonical(path) ?? path
+    let real = store.canonical(path) ?? path
     if importChain.contains(real) {
       let cycle = (importChain.drop { $0 != real } + [real]).map(MatchPaths.fileName)
       reader.report("import cycle: \(cycle.joined(separator: " imports "))", at: node, kind: .missingFile)
@@ -110,7 +110,7 @@ struct SnippetLoader {
     guard loaded.insert(real).inserted, !isFull else { return }  // already read (a file imported twice)
     let text: String
     do {
-      text = try source.read(path)
+      text = try store.read(path)
     } catch {
       reader.report(error.description, at: node, kind: .missingFile)
       return
@@ -150,7 +150,7 @@ struct SnippetLoader {
         for item in reader.list(value, key: key) ?? [] {
           guard let name = reader.string(item, key: "imports") else { continue }
           let imported = MatchPaths.join(directory, name)
-          guard source.kind(of: imported) != nil else {
+          guard store.kind(of: imported) != nil else {
             reader.report("imports: \(imported): no such file", at: item, kind: .missingFile)
             continue
           }

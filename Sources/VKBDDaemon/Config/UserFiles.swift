@@ -31,7 +31,7 @@ struct UserSnippets {
   static func parse(_ sent: Sent) -> (UserSnippets, errors: [ConfigProblem], warnings: [ConfigProblem]) {
     let files = SentFiles(files: sent.files)
     let root = MatchPaths.normalized(sent.directory)
-    var loader = SnippetLoader(source: files)
+    var loader = SnippetLoader(store: files)
     loader.load(directory: root + "/match")
     loader.finish()
     let (rules, skipped) = EspansoConfig.rules(in: files, root: root)
@@ -53,7 +53,8 @@ struct UserSnippets {
     let (user, errors, warnings) = parse(sent)
     let leftOut = found.leftOut.map {
       ConfigProblem(
-        file: $0.path, line: 1, column: 1, message: "not read: \($0.reason)", kind: $0.overLimit ? .tooLarge : .missingFile)
+        file: $0.path, line: 1, column: 1, message: "not read: \($0.reason)",
+        kind: $0.overLimit ? .tooLarge : .missingFile)
     }
     return (user, leftOut + errors, warnings)
   }
