@@ -56,7 +56,7 @@ extension Daemon {
     case .snippets(let sent):
       userSnippetsChanged(sent)
     case .learnedWords(let words):
-      learnedWordsChanged(words)
+      spelling.learnedWordsChanged(words)
     case .dialogShown(let id):
       engine.sessionDialogShown(id, at: Instant(microseconds: monotonicMicroseconds()), into: &output)
       flush(sourceTime: nil)

@@ -54,7 +54,7 @@ final class Daemon {
   /// agent reports the desktop's.
   var configuredLayout: Layout
   /// The spelling dictionaries and the user's learned words.
-  var spellingState = SpellingState()
+  let spelling: DaemonSpelling
   var statistics = Statistics()
   var sleepWatch = SleepWatch()
   let startTime = monotonicMicroseconds()
@@ -103,6 +103,7 @@ final class Daemon {
     signals = try SignalReceiver([SIGTERM, SIGINT, SIGHUP])
     devices = try InputDevices(filter: configuration.devices, loop: loop, logger: logger)
     loader = EngineLoader(loop: loop, logger: logger)
+    spelling = DaemonSpelling(loop: loop, logger: logger)
     let control = try ControlServer(
       path: configuration.controlSocket, groupName: configuration.controlGroup, loop: loop, budget: clientBudget,
       logger: logger)
@@ -121,7 +122,9 @@ final class Daemon {
     context.apply(rules: appRules, global: globalSettings, to: engine)  // no agent has reported yet
     try startAgents()
     askSession(from: engine)
-    shareSpelling(with: engine)
+    spelling.onLoaded = { [unowned self] in trimWhenIdle() }
+    spelling.onTaught = { [unowned self] word in _ = agents?.teach(word) }
+    spelling.share(with: engine)
     for event in devices.udev.inputDevices() where devices.add(event) { engine.resetText() }
     watchConfig()
     remember()

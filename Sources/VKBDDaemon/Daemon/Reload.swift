@@ -164,7 +164,7 @@ extension Daemon {
     let replaced = engine
     engine = newEngine
     askSession(from: engine)
-    shareSpelling(with: engine)
+    spelling.share(with: engine)
     configuredLayout = newEngine.layout
     desktop.defaultLocale = configuredLayout.names.locale
     context.apply(rules: appRules, global: globalSettings, to: engine)
