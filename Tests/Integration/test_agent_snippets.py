@@ -8,7 +8,7 @@ import subprocess
 import time
 
 import vmlib
-from vmlib.daemon import started, wait_grabbed
+from vmlib.daemon import started
 from vmlib.desktop import (EDITOR_FILE, USER, Desktop, Process, agent_binary, as_user, desktop_with_editor,
                            type_us, wait_focus, wait_status)
 
@@ -25,8 +25,7 @@ def test_in_sway_a_shell_snippet_types_what_the_agent_ran_as_the_user():
               '      - name: out\n        type: shell\n        params:\n'
               '          cmd: "echo \\"  uid $(id -u) \\""\n' % USER)
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config, log_level="debug")
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, log_level="debug", grabbed=source.name)
         desktop = Desktop(layout="us")
         agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
         try:
@@ -69,8 +68,7 @@ def test_in_sway_a_long_snippet_is_pasted_whole_and_the_clipboard_comes_back():
         text = shown.replace("\n", "\\n")  # as YAML writes it between double quotes
         snippet = 'matches:\n  - trigger: "qqlong"\n    replace: "%s"\n' % text
         with vmlib.SourceKeyboard() as source:
-            daemon, reader = started(base + extra + snippet)
-            wait_grabbed(daemon, source.name)
+            daemon, reader = started(base + extra + snippet, grabbed=source.name)
             desktop = desktop_with_editor()
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
             try:

@@ -12,7 +12,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import PLAIN, presses, started, wait_grabbed
+from vmlib.daemon import PLAIN, presses, started
 
 SOCKET = "/run/vkbd/control.sock"
 
@@ -28,8 +28,7 @@ def vkbd(*arguments, user=None):
 def test_every_command_against_the_live_daemon():
     config = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";hi"\n    replace: hello\n    label: greeting')
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
 
         status = vkbd("status")
         assert status.returncode == 0, status
@@ -134,8 +133,7 @@ def abuse_the_socket(stop):
 
 def test_socket_abuse_while_typing_loses_nothing_and_does_not_spin():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         stop = threading.Event()
         abuser = threading.Thread(target=abuse_the_socket, args=(stop,))
         abuser.start()

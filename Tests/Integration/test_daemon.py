@@ -16,8 +16,7 @@ from xkb import Typist
 
 def test_pass_through_is_exact_for_2000_random_keys():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN, log_level="debug")
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, log_level="debug", grabbed=source.name)
         rng = random.Random(20261122)
         keys = [getattr(e, "KEY_" + c) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"] + [
             e.KEY_1, e.KEY_2, e.KEY_SPACE, e.KEY_DOT, e.KEY_COMMA, e.KEY_TAB, e.KEY_LEFT, e.KEY_RIGHT,
@@ -60,8 +59,7 @@ matches:
     replace: "Grüße\\n€"
 """
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         # "hallo welt  das qqg" on a German keyboard (the same keys as US for these letters).
         for character in "hallo welt  das qqg":
             source.tap(e.KEY_SPACE if character == " " else getattr(e, "KEY_" + character.upper()))
@@ -93,8 +91,7 @@ def test_a_key_held_at_start_is_not_left_repeating():
 
 def test_hotplugged_keyboard_is_grabbed_and_its_held_keys_released_on_removal():
     with vmlib.SourceKeyboard() as first:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, first.name)
+        daemon, reader = started(PLAIN, grabbed=first.name)
         second = vmlib.SourceKeyboard(name="vkbd test keyboard two")
         wait_grabbed(daemon, second.name)
         second.tap(e.KEY_Q)
@@ -109,8 +106,7 @@ def test_hotplugged_keyboard_is_grabbed_and_its_held_keys_released_on_removal():
 
 def test_panic_chord_releases_everything_and_exits():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         source.press(e.KEY_LEFTSHIFT)
         for code in (e.KEY_BACKSPACE, e.KEY_ESC, e.KEY_ENTER):
             source.press(code)
@@ -127,8 +123,7 @@ def test_panic_chord_releases_everything_and_exits():
 
 def test_sigterm_with_keys_held_leaves_nothing_held():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         source.press(e.KEY_LEFTSHIFT)
         source.press(e.KEY_A)
         reader.wait_for(lambda events: (e.KEY_A, 1) in presses(events), timeout=30)
@@ -138,8 +133,7 @@ def test_sigterm_with_keys_held_leaves_nothing_held():
 
 def test_sighup_with_a_broken_config_keeps_typing_working():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         with open(daemon.config_path, "w") as config:
             config.write("autocapitalize: maybe\n")
         daemon.process.send_signal(signal.SIGHUP)
@@ -155,8 +149,7 @@ def test_sighup_with_a_broken_config_keeps_typing_working():
 
 def test_syn_dropped_leaves_no_key_held():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         daemon.process.send_signal(signal.SIGSTOP)
         # Far more than the kernel's buffer for vkbd's fd, while it cannot read.
         for round in range(300):
@@ -175,8 +168,7 @@ def test_syn_dropped_leaves_no_key_held():
 
 
 def test_the_i8042_keyboard_through_qmp_reaches_the_virtual_keyboard():
-    daemon, reader = started(PLAIN)
-    wait_grabbed(daemon, "AT Translated Set 2 keyboard")
+    daemon, reader = started(PLAIN, grabbed="AT Translated Set 2 keyboard")
     vmlib.qmp_type(["v", "k", "b", "d"])
     wanted = [(e.KEY_V, 1), (e.KEY_V, 0), (e.KEY_K, 1), (e.KEY_K, 0), (e.KEY_B, 1), (e.KEY_B, 0), (e.KEY_D, 1),
               (e.KEY_D, 0)]
@@ -197,8 +189,7 @@ def test_without_uinput_vkbd_exits_69_and_says_how_to_load_it():
 
 
 def test_leds_set_on_the_virtual_keyboard_reach_the_physical_one():
-    daemon, reader = started(PLAIN)
-    wait_grabbed(daemon, "AT Translated Set 2 keyboard")
+    daemon, reader = started(PLAIN, grabbed="AT Translated Set 2 keyboard")
     keyboard = vmlib.i8042_keyboard()
     sysfs = os.path.realpath("/sys/class/input/%s/device" % os.path.basename(keyboard.path))
     capslock = os.path.join("/sys/class/leds", os.path.basename(sysfs) + "::capslock", "brightness")
@@ -216,8 +207,7 @@ def test_a_mouse_click_makes_the_text_before_the_cursor_unknown():
     def typed(click):
         with vmlib.SourceKeyboard() as source:
             mouse = vmlib.SourceMouse()
-            daemon, reader = started("matches: []\n")
-            wait_grabbed(daemon, source.name)
+            daemon, reader = started("matches: []\n", grabbed=source.name)
             for code in (e.KEY_H, e.KEY_I, e.KEY_DOT, e.KEY_SPACE):
                 source.tap(code)
                 time.sleep(0.08)
@@ -235,8 +225,7 @@ def test_a_mouse_click_makes_the_text_before_the_cursor_unknown():
 
 def test_an_excluded_keyboard_is_left_alone():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN + "devices:\n  exclude: [vkbd test keyboard]\n")
-        wait_grabbed(daemon, "AT Translated Set 2 keyboard")
+        daemon, reader = started(PLAIN + "devices:\n  exclude: [vkbd test keyboard]\n", grabbed="AT Translated Set 2 keyboard")
         own = vmlib.Reader(source.device())
         source.tap(e.KEY_Z)
         own.wait_for(lambda events: (e.KEY_Z, 0) in presses(events), timeout=30)
@@ -262,8 +251,7 @@ def test_a_config_others_could_edit_is_refused():
 def test_typed_text_never_reaches_the_log():
     config = 'matches:\n  - trigger: zqx\n    replace: "opensesame"\n'
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config, log_level="trace")
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, log_level="trace", grabbed=source.name)
         for character in "hunter two zebra zqx":
             source.tap(e.KEY_SPACE if character == " " else getattr(e, "KEY_" + character.upper()))
             time.sleep(0.05)
@@ -305,8 +293,7 @@ def test_the_loop_runs_in_real_time_and_the_threads_it_makes_do_not():
     ordinary policy, without capabilities, under the seccomp filter."""
     config = PLAIN.replace("matches: []", 'matches:\n  - trigger: ";l"\n    replace: "%s"' % ("lorem ipsum " * 100))
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         pid = daemon.process.pid
         policy = os.sched_getscheduler(pid)
         assert policy == os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, policy

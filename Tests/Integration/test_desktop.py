@@ -9,7 +9,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import VIRTUAL, presses, started, wait_grabbed
+from vmlib.daemon import VIRTUAL, presses, started
 from vmlib.desktop import Desktop
 
 # In the boot of the tests that start a desktop session, beside the rest (vm.py).
@@ -60,8 +60,7 @@ matches:
 """
     began = time.time()
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         desktop = Desktop()
         try:
             inputs = json.loads(desktop.swaymsg("-t", "get_inputs", "-r").stdout)
@@ -145,8 +144,7 @@ matches:
     replace: "mixed Case ¦ · © ½ ß"
 """
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         desktop = Desktop(layout="us", input=("xkb_variant dvorak", "xkb_options compose:ralt",
                                               "xkb_capslock enabled", "xkb_numlock enabled"))
         try:

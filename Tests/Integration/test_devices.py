@@ -9,7 +9,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import AIDS, PLAIN, capital_after, presses, started, tap_through, wait_grabbed
+from vmlib.daemon import AIDS, PLAIN, capital_after, presses, started, tap_through
 
 KEYPAD_KEYS = [e.KEY_NUMLOCK, e.KEY_KPSLASH, e.KEY_KPASTERISK, e.KEY_KPMINUS, e.KEY_KPPLUS, e.KEY_KPENTER,
                e.KEY_KPDOT] + list(range(e.KEY_KP7, e.KEY_KP0 + 1))
@@ -41,8 +41,7 @@ def is_grabbed(device):
 
 def test_a_keypad_is_read_not_grabbed_and_its_digit_ends_the_capital():
     with vmlib.SourceKeyboard() as source, vmlib.SourceKeyboard("vkbd test keypad", keys=KEYPAD_KEYS) as keypad:
-        daemon, reader = started(AIDS)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(AIDS, grabbed=source.name)
         listed = wait_listed(keypad.name)
         assert not listed["grabbed"] and "keys but no letters" in listed["state"], listed
         assert not is_grabbed(keypad.device())
@@ -61,8 +60,7 @@ def test_a_keypad_is_read_not_grabbed_and_its_digit_ends_the_capital():
 def test_a_keyboard_set_grab_false_is_read_not_grabbed():
     config = AIDS + 'devices:\n  include:\n    - device: "vkbd test read-only"\n      grab: false\n'
     with vmlib.SourceKeyboard() as source, vmlib.SourceKeyboard("vkbd test read-only") as other:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         listed = wait_listed(other.name)
         assert not listed["grabbed"] and "grab: false" in listed["state"], listed
         assert not is_grabbed(other.device())
@@ -83,8 +81,7 @@ def test_media_system_and_high_keys_scan_codes_and_device_repeats_pass_exactly()
     keys = vmlib.KEYBOARD_KEYS + [code for code in SYSTEM_KEYS if code not in vmlib.KEYBOARD_KEYS]
     source = vmlib.SourceKeyboard("vkbd test media keyboard", keys=keys, other={e.EV_MSC: [e.MSC_SCAN]})
     try:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         sent = []
         for code in SYSTEM_KEYS:
             # As USB keyboards send them: the scan code, then the key, in one frame.

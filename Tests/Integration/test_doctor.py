@@ -10,7 +10,7 @@ import subprocess
 import tempfile
 
 import vmlib
-from vmlib.daemon import PLAIN, started, wait_grabbed
+from vmlib.daemon import PLAIN, started
 from vmlib.desktop import RawAgent, wait_status
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -49,8 +49,7 @@ def test_doctor_is_green_when_all_is_well_and_names_each_failure():
     agent = None
     try:
         with vmlib.SourceKeyboard() as source:
-            daemon, reader = started(config)
-            wait_grabbed(daemon, source.name)
+            daemon, reader = started(config, grabbed=source.name)
             subprocess.run(["udevadm", "settle", "--timeout=60"], check=True)
             agent = RawAgent(0)
             agent.send(type="hello", agent="0.1.0", source="test")

@@ -9,7 +9,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import PLAIN, presses, started, tap_through, wait_grabbed
+from vmlib.daemon import PLAIN, presses, started, tap_through
 from xkb import Typist
 
 
@@ -19,8 +19,7 @@ def open_fds(pid):
 
 def test_sigkill_with_keys_held_then_a_restart_leaves_nothing_held():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         source.press(e.KEY_LEFTSHIFT)
         source.press(e.KEY_A)
         reader.wait_for(lambda events: (e.KEY_A, 1) in presses(events), timeout=30)
@@ -34,8 +33,7 @@ def test_sigkill_with_keys_held_then_a_restart_leaves_nothing_held():
             time.sleep(0.1)
         source.release(e.KEY_A)
         source.release(e.KEY_LEFTSHIFT)
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         tap_through(source, reader, e.KEY_B)
         assert presses(reader.events) == [(e.KEY_B, 1), (e.KEY_B, 0)]
         assert reader.keys_down() == set()
@@ -44,8 +42,7 @@ def test_sigkill_with_keys_held_then_a_restart_leaves_nothing_held():
 
 def test_a_reader_that_stops_reading_does_not_stop_the_daemon():
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         stuck = vmlib.wait_for_device("vkbd virtual keyboard")  # opened, never read
         count = 300 * vmlib.SOAK
         for _ in range(count):
@@ -65,8 +62,7 @@ def started_with_probe(config, source):
     """vkbd running with `config`, `source` grabbed, and the project's C
     probe recording the virtual keyboard's events (Python under TCG reads
     too slowly for expansions at full speed)."""
-    daemon, reader = started(config)
-    wait_grabbed(daemon, source.name)
+    daemon, reader = started(config, grabbed=source.name)
     reader.close()
     return daemon, vmlib.start_probe("vkbd virtual keyboard", realtime=True)
 
@@ -148,8 +144,7 @@ def test_a_reload_during_a_long_expansion_cuts_nothing_and_takes_effect_after():
 
 def test_a_storm_of_keyboards_coming_and_going_leaks_nothing():
     with vmlib.SourceKeyboard() as survivor:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, survivor.name)
+        daemon, reader = started(PLAIN, grabbed=survivor.name)
         pid = daemon.process.pid
         fds_before, rss_before = open_fds(pid), vmlib.rss_kib(pid)
         cycles = 200 * vmlib.SOAK
@@ -188,8 +183,7 @@ def test_after_a_jump_of_boottime_held_keys_are_read_again_from_the_kernel():
     preload = {"LD_PRELOAD": os.path.join(os.environ["VKBD_LATENCY_TOOLS"], "boottime_jump.so"),
                "VKBD_BOOTTIME_JUMP": jump}
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(PLAIN, environment=preload)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, environment=preload, grabbed=source.name)
         source.press(e.KEY_LEFTSHIFT)
         source.tap(e.KEY_A)
         source.press(e.KEY_X)

@@ -14,7 +14,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import started, wait_grabbed
+from vmlib.daemon import started
 from vmlib.desktop import (agent_binary, as_user, desktop_with_editor, EDITOR_FILE, Process, type_us, USER, wait_focus,
                            wait_status, wait_text, x11_session)
 
@@ -100,8 +100,7 @@ def editor_text():
 def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_the_focus():
     config = 'layout:\n  layout: us\nsession_users: ["%d"]\n' % USER + MATCHES
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         desktop = desktop_with_editor()
         if os.path.exists(EDITOR_FILE + ".focus"):
             os.remove(EDITOR_FILE + ".focus")
@@ -185,8 +184,7 @@ def test_in_sway_the_picker_shows_above_the_editor_and_inserts_while_it_keeps_th
 def test_in_an_x11_session_the_picker_is_an_override_redirect_window_in_the_dark_theme():
     config = 'session_users: ["%d"]\n' % USER + MATCHES
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         agent = None
         env = []
 

@@ -89,8 +89,7 @@ def test_an_absolute_pointer_keeps_its_ranges_and_properties():
     source = vmlib.SourceKeyboard("vkbd test touch keyboard", keys=vmlib.KEYBOARD_KEYS + [e.BTN_TOUCH, e.BTN_LEFT],
                                   other={e.EV_ABS: axes}, properties=[e.INPUT_PROP_POINTER])
     try:
-        daemon, reader = started(PLAIN)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(PLAIN, grabbed=source.name)
         pointer = vmlib.Reader(vmlib.wait_for_device(POINTER))
         assert e.INPUT_PROP_POINTER in pointer.device.input_props(), pointer.device.input_props()
         for code, info in axes:
@@ -113,8 +112,7 @@ def test_an_absolute_pointer_keeps_its_ranges_and_properties():
 def test_a_click_on_its_pointer_forgets_the_text():
     source = vmlib.SourceKeyboard("vkbd test combo", keys=vmlib.KEYBOARD_KEYS + BUTTONS, other=COMBINED)
     try:
-        daemon, reader = started(AIDS)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(AIDS, grabbed=source.name)
         pointer = vmlib.Reader(vmlib.wait_for_device(POINTER))
 
         def click():

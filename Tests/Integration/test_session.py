@@ -14,7 +14,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import started, tap_through, wait_grabbed
+from vmlib.daemon import started, tap_through
 from vmlib.desktop import (agent_binary, as_user, DESKTOP, Desktop, desktop_with_editor, EDITOR_FILE, FILE, Process,
                            RawAgent, started_with_editor, status, type_us, USER, wait_focus, wait_status, wait_text,
                            x11_session)
@@ -36,8 +36,7 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
     with vmlib.SourceKeyboard() as source:
         # At debug the daemon logs each focus report's app and rule (never a
         # title or text): what a failure here needs to be read.
-        daemon, reader = started(config, log_level="debug")
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, log_level="debug", grabbed=source.name)
         desktop = desktop_with_editor()
         try:
             agent = Process(as_user([agent_binary(), "--log-level", "debug"], desktop.client_env()))
@@ -79,8 +78,7 @@ def test_in_sway_the_aids_follow_the_focus_between_foot_and_a_gtk_editor():
             # reports the window that has the focus.
             daemon.stop()
             restarted = time.time()
-            daemon, reader = started(config)
-            wait_grabbed(daemon, source.name)
+            daemon, reader = started(config, grabbed=source.name)
             wait_focus("vkbd-test-editor")
             print("  the daemon restarted: the agent was back with the focus %.1f s after it was ready"
                   % (time.time() - restarted))
@@ -237,8 +235,7 @@ def test_in_sway_the_daemon_shows_itself_notifications_a_status_icon_listen_and_
     config = ('layout:\n  layout: us\nsession_users: ["%d"]\ntoggle_key: rightctrl+pause\n'
               'autocorrect: false\n' % USER)
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config, log_level="debug")
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, log_level="debug", grabbed=source.name)
         desktop = Desktop(layout="us")
         agent = None
         try:
@@ -384,8 +381,7 @@ def test_in_sway_the_agent_is_the_input_method_and_follows_the_layout():
     config = ('session_users: ["%d"]\nunicode_input: none\n'
               'matches:\n  - trigger: "qqgr"\n    replace: "grüße"\n' % USER)
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started(config)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started(config, grabbed=source.name)
         fields = "/usr/bin/python3 %s %s" % (os.path.join(HERE, "fields.py"), FIELDS_FILE)
         desktop = Desktop(layout="us", programs=[fields], ready=(FILE, FIELDS_FILE))
         agent = None

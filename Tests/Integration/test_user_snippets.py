@@ -8,7 +8,7 @@ import subprocess
 import time
 
 import vmlib
-from vmlib.daemon import started, wait_grabbed
+from vmlib.daemon import started
 from vmlib.desktop import DESKTOP, USER, Desktop, Process, agent_binary, as_user, type_us, wait_focus, wait_status
 
 GROUP = "desktop"
@@ -33,8 +33,7 @@ def test_in_sway_the_users_own_espanso_snippets_expand_and_follow_an_edit():
 
     write_as_user('matches:\n  - trigger: "qqme"\n    replace: "mine first"\n')
     with vmlib.SourceKeyboard() as source:
-        daemon, reader = started('session_users: ["%d"]\n' % USER)
-        wait_grabbed(daemon, source.name)
+        daemon, reader = started('session_users: ["%d"]\n' % USER, grabbed=source.name)
         desktop = Desktop(layout="us")
         environment = desktop.client_env() + ["XDG_CONFIG_HOME=" + config_home]
         agent = Process(as_user([agent_binary(), "--log-level", "debug"], environment))

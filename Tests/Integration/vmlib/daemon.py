@@ -19,11 +19,14 @@ matches: []
 """
 
 
-def started(config, log_level="info", environment=None):
-    """vkbd running with `config`, its virtual keyboard up, and a reader on it."""
+def started(config, log_level="info", environment=None, grabbed=None):
+    """vkbd running with `config`, its virtual keyboard up, and a reader on
+    it; with the keyboard named `grabbed` grabbed, when one is named."""
     daemon = vmlib.Daemon(["run", "--log-level", log_level], config_text=config, environment=environment)
     daemon.wait_ready(timeout=90)
     reader = vmlib.Reader(vmlib.wait_for_device(VIRTUAL))
+    if grabbed is not None:
+        wait_grabbed(daemon, grabbed)
     return daemon, reader
 
 

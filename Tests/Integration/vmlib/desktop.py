@@ -11,7 +11,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import started, wait_grabbed
+from vmlib.daemon import started
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 USER = 1000  # sway refuses root
@@ -221,8 +221,7 @@ def desktop_with_editor():
 def started_with_editor(config, source, stale):
     """The daemon on `config` with `source` grabbed, and sway with foot and
     the GTK editor; what an earlier test left at the paths of `stale` is gone."""
-    daemon, _ = started(config)
-    wait_grabbed(daemon, source.name)
+    daemon, _ = started(config, grabbed=source.name)
     desktop = desktop_with_editor()
     for path in stale:
         if os.path.exists(path):
