@@ -93,10 +93,10 @@ extension TextModel {
       // A report that starts the field with less than the state holds
       // (but a paragraph's), or a model that starts the field with less
       // than the report, disagrees.
+      let startsShorter = isFieldStart && reported.count < known
       let paragraph =
-        isFieldStart && reported.count < known && reported.count < state.count
-        && state[state.count - 1 - reported.count] == "\n"
-      if isFieldStart && reported.count < known && !paragraph { continue }
+        startsShorter && reported.count < state.count && state[state.count - 1 - reported.count] == "\n"
+      if startsShorter && !paragraph { continue }
       if self.isFieldStart && known < reported.count { continue }
       if newest == nil { newest = (undone, known, isFieldStart && !paragraph) }
       oldest = undone
