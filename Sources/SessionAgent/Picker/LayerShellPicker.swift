@@ -44,7 +44,7 @@ final class LayerShellPicker: PickerWindow {
     WaylandEvents.dispatch(registry, to: Self.registryEvent, owner: self)
     // The globals, then the outputs' scales.
     guard wayland.roundtrip(), wayland.roundtrip() else {
-      throw AgentExit.unavailable("the Wayland compositor closed")
+      throw AgentExit.ended("the Wayland compositor closed")
     }
     guard shell != nil, compositor != nil, shm != nil else {
       throw AgentExit.unavailable("the Wayland compositor offers no zwlr_layer_shell_v1")
