@@ -83,7 +83,7 @@ import Testing
   /// The engine alone, with the dictionaries and `learned`: what `keys`
   /// type into an empty field, and the words taught on the way.
   static func engineTyping(
-    _ keys: [UInt16], learned: Set<String>, afterKeys: Int = -1, told: (Engine) -> Void = { _ in }
+    _ keys: [UInt16], learned: Set<String>, afterKeys: Int? = nil, told: (Engine) -> Void = { _ in }
   ) -> (text: String, taught: [String]) {
     let engine = Engine(layout: Simulation.layout("us"), configuration: EngineConfiguration(), world: .testing)
     engine.spelling = english
