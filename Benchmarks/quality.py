@@ -1,13 +1,25 @@
 #!/usr/bin/python3
-"""Autocorrect's quality on text nobody here wrote (issue 29, docs/performance.md).
+"""Autocorrect's quality on text nobody here wrote (issues 29 and 39,
+docs/performance.md).
 
-1. Real misspellings: codespell's list (Debian's codespell package), the
-   entries with one correction that en_US's hunspell knows and a typo it
-   does not. Each typo is typed through `vkbd simulate` into a text field;
-   the share corrected exactly is set beside the share whose first
-   suggestion from hunspell(1) (`hunspell -a`) is the correction.
-   The costs of the error model were tuned on the pairs whose place in
-   that list is a multiple of 7; these are the others (every 7th + 3).
+1. Real misspellings, for each language vkbd ships, each typed after a
+   word of the language (mid-sentence) through `vkbd simulate` into a text
+   field: the share corrected exactly and the share made another word;
+   with --compare (minutes: hunspell takes tens of milliseconds a word)
+   beside hunspell(1)'s first suggestion (`hunspell -a`) with the same
+   dictionary, and for English beside Peter Norvig's corrector (its
+   published algorithm: the commonest known word one edit away, else two,
+   with the word counts Pattern ships for it; not on codespell's 2,000,
+   which take it minutes). The sets (`make
+   misspellings` fetches them; scripts/misspellings-convert says where
+   from): codespell's list (Debian's codespell), the Birkbeck corpus's
+   sample that Pattern ships, and LibreOffice's autocorrect lists for en,
+   de, fr and ru. Only non-word errors count: a pair whose typo the
+   dictionary knows, or whose correction it does not, is left out.
+   The costs of the error model are tuned on one part of each set
+   (codespell's pairs at places that are multiples of 7; in the others, the
+   words whose CRC-32 is a multiple of 3, all of a word's misspellings
+   together); the figures are of the rest (codespell's every 7th + 3).
 2. Real prose: texts that ship with Debian, typed whole. The share of
    words that arrive changed (each changed word is printed, for reading).
    Its words run together where a space was missed (`inthe` -> `in the`)
@@ -17,19 +29,24 @@
 4. Real shell scripts (Debian's `which` and `gettext.sh`) typed into a
    terminal (foot) and a code editor (VS Code): they must arrive unchanged.
 
-Usage: quality.py VKBD [--sample N] [--minimum-exact P] [--maximum-wrong P] [--maximum-changed P]
-                       [--maximum-technical P] [--hunspell] [--tuning]
-                       [--wrong]
-The thresholds make it a check: it exits 1 past any of them (scripts that
-do not arrive unchanged always fail it).
+Usage: quality.py VKBD [--data DIR] [--check] [--compare] [--sample N] [--tuning] [--only NAME]
+                       [--wrong] [--left] [--maximum-changed P] [--maximum-technical P]
+--check fails a set below its floor (LIMITS: this build's figures, to the
+point below) or above its ceiling of wrong words, and the prose past the
+given shares; a script that does not arrive unchanged always fails.
 """
-import gzip
 import argparse
+import gzip
 import json
+import os
 import re
 import subprocess
 import sys
 import tempfile
+import zlib
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests"))
+from checks import Checks  # noqa: E402
 
 CODESPELL = "/usr/lib/python3/dist-packages/codespell_lib/data/dictionary.txt"
 # Real English prose of other authors, in every Debian system.
@@ -37,58 +54,134 @@ PROSE = ["/usr/share/common-licenses/GPL-3", "/usr/share/common-licenses/Apache-
 TECHNICAL = ["/usr/share/doc/apt/README.md.gz", "/usr/share/doc/bash/README.gz", "/usr/share/doc/coreutils/README.gz",
              "/usr/share/doc/codespell/README.rst.gz"]
 SCRIPTS = ["/usr/bin/which", "/usr/bin/gettext.sh"]
-CONFIG = "autocapitalize: false\ndouble_space_period: false\nsmart_punctuation: false\nautocorrect_languages: [en_US]\n"
+CONFIG = ("autocapitalize: false\ndouble_space_period: false\nsmart_punctuation: false\n"
+          "autocorrect_languages: [%s]\nlayout:\n  layout: %s\n")
+
+# Each language's dictionary, layout, and a word typed before each misspelling.
+LANGUAGES = {"en": ("en_US", "us", "so"), "de": ("de_DE", "de", "wir"), "fr": ("fr_FR", "fr", "nous"),
+             "ru": ("ru_RU", "ru", "мы")}
+# Each set's floor of exact corrections and ceiling of wrong words, in
+# percent (--check), of the reported part.
+LIMITS = {
+    "codespell": (80.0, 1.5), "birkbeck": (76.5, 4.5), "libreoffice-en": (92.5, 1.5), "libreoffice-de": (79.0, 2.0),
+    "libreoffice-fr": (68.5, 1.0), "libreoffice-ru": (93.5, 1.0),
+}
 
 
-def misspellings(sample, tuning=False):
+def codespell_pairs():
+    """codespell's entries with one correction, words of letters alone; the
+    tuning part is the pairs at multiples of 7, the reported every 7th + 3."""
     pairs = []
     for line in open(CODESPELL, encoding="utf-8"):
         typo, _, fixes = line.strip().partition("->")
         fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
-        if len(fixes) != 1 or not re.fullmatch(r"[a-z]{2,}", typo) or not re.fullmatch(r"[a-z]{2,}", fixes[0]):
-            continue
-        pairs.append((typo, fixes[0]))
-    # Keep the pairs hunspell judges as the list does: the typo wrong, the fix right.
-    unknown = set(hunspell(["-l"], "\n".join(t for t, _ in pairs)).split())
-    known_bad = set(hunspell(["-l"], "\n".join(f for _, f in pairs)).split())
-    pairs = [(t, f) for t, f in pairs if t in unknown and f not in known_bad]
-    return [pair for index, pair in enumerate(pairs) if index % 7 == (0 if tuning else 3)][:sample], len(pairs)
-
-
-def missed_spaces():
-    """codespell's entries for two words run together (`inthe` -> `in the`)."""
-    pairs = []
-    for line in open(CODESPELL, encoding="utf-8"):
-        typo, _, fixes = line.strip().partition("->")
-        fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
-        if len(fixes) == 1 and fixes[0].count(" ") == 1 and fixes[0].replace(" ", "") == typo:
+        if len(fixes) == 1 and re.fullmatch(r"[a-z]{2,}", typo) and re.fullmatch(r"[a-z]{2,}", fixes[0]):
             pairs.append((typo, fixes[0]))
     return pairs
 
 
-def hunspell(options, text):
-    run = subprocess.run(["hunspell", "-d", "en_US"] + options, input=text, capture_output=True, text=True,
+def tsv_pairs(path):
+    with open(path, encoding="utf-8") as lines:
+        return [tuple(line.rstrip("\n").split("\t")) for line in lines]
+
+
+def by_word(tuning):
+    """The part of a set a pair is in: all of a word's misspellings together."""
+    return lambda index, pair: (zlib.crc32(pair[1].lower().encode()) % 3 == 0) == tuning
+
+
+def by_place(tuning):
+    return lambda index, pair: index % 7 == (0 if tuning else 3)
+
+
+def sets(data):
+    """(name, language, pairs, the part rule of a tuning flag, whether
+    Norvig's corrector is measured too)."""
+    found = [("codespell", "en", codespell_pairs(), by_place, False)]
+    found.append(("birkbeck", "en", tsv_pairs(os.path.join(data, "en-birkbeck.tsv")), by_word, True))
+    for language in LANGUAGES:
+        found.append((f"libreoffice-{language}", language,
+                      tsv_pairs(os.path.join(data, f"{language}-libreoffice.tsv")), by_word, language == "en"))
+    return found
+
+
+def hunspell(dictionary, options, text):
+    run = subprocess.run(["hunspell", "-d", dictionary] + options, input=text, capture_output=True, text=True,
                          check=True)
     return run.stdout
 
 
-def first_suggestions(typos):
-    out = hunspell(["-a"], "\n".join(typos))
+def non_word_errors(dictionary, pairs):
+    """The pairs whose typo the dictionary does not know and whose
+    correction it does."""
+    unknown = set(hunspell(dictionary, ["-l"], "\n".join(t for t, _ in pairs)).split())
+    wrong = set(hunspell(dictionary, ["-l"], "\n".join(f for _, f in pairs)).split())
+    return [(t, f) for t, f in pairs if t in unknown and f not in wrong]
+
+
+def first_suggestions(dictionary, typos):
+    """hunspell's first suggestion for each typo (None: none, or it knows it)."""
+    lines = hunspell(dictionary, ["-a"], "\n".join(typos)).splitlines()[1:]
     firsts = []
-    for line in out.splitlines()[1:]:
+    for line in lines:
         if line.startswith("&"):
             firsts.append(line.split(": ", 1)[1].split(", ")[0])
-        elif line.startswith("#"):
+        elif line[:1] in ("#", "*", "+", "-"):
             firsts.append(None)
-        elif line.startswith("*") or line.startswith("+") or line.startswith("-"):
-            firsts.append(None)
+    assert len(firsts) == len(typos), "hunspell answered %d of %d words" % (len(firsts), len(typos))
     return firsts
 
 
-def simulate(vkbd, words):
-    """Types the words, each followed by a space, into a text field: what
-    became of each (a word split in two where a space was missed is one)."""
-    out = type_text(vkbd, "".join(word + " " for word in words), "org.gnome.TextEditor text").split(" ")
+class Norvig:
+    """Peter Norvig's corrector as he published it ("How to Write a
+    Spelling Corrector"): the word if known, else the commonest known word
+    one edit away (a letter deleted, swapped with the next, replaced or
+    inserted), else two, else the word as typed."""
+
+    LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+    def __init__(self, path):
+        self.counts = {}
+        for line in open(path, encoding="utf-8"):
+            word, count = line.split()
+            self.counts[word] = int(count)
+
+    def edits(self, word):
+        found = set()
+        for at in range(len(word) + 1):
+            head, tail = word[:at], word[at:]
+            for letter in self.LETTERS:
+                found.add(head + letter + tail)
+                if tail:
+                    found.add(head + letter + tail[1:])
+            if tail:
+                found.add(head + tail[1:])
+            if len(tail) > 1:
+                found.add(head + tail[1] + tail[0] + tail[2:])
+        return found
+
+    def correct(self, word):
+        if word in self.counts:
+            return word
+        near = self.edits(word)
+        known = [w for w in near if w in self.counts]
+        if not known:
+            known = {w for edit in near for w in self.edits(edit) if w in self.counts}
+        return max(known, key=lambda w: (self.counts[w], w)) if known else word
+
+
+def simulate(vkbd, language, words, before=None):
+    """Types the words, each followed by a space, into a text field of the
+    language, after `before` (a word, so that each is typed mid-sentence):
+    what became of each (a word split in two where a space was missed is
+    one)."""
+    dictionary, layout, opening = LANGUAGES[language]
+    before = opening if before is None else before
+    text = "".join(word + " " for word in words)
+    out = type_text(vkbd, (before + " " if before else "") + text, "org.gnome.TextEditor text",
+                    dictionary, layout).split(" ")
+    if before:
+        out = out[1:]
     arrived = []
     for word in words:
         if len(out) > 1 and out[0] != word and out[0] + out[1] == word:
@@ -98,11 +191,11 @@ def simulate(vkbd, words):
     return arrived
 
 
-def type_text(vkbd, text, focus):
+def type_text(vkbd, text, focus, dictionary="en_US", layout="us"):
     """What a field of the app `focus` shows after `text` is typed into it."""
     with tempfile.NamedTemporaryFile("w", suffix=".yaml") as config, \
             tempfile.NamedTemporaryFile("w", suffix=".txt") as script:
-        config.write(CONFIG)
+        config.write(CONFIG % (dictionary, layout))
         config.flush()
         script.write("focus %s\n" % focus)
         for line in text.splitlines(keepends=True):
@@ -111,6 +204,57 @@ def type_text(vkbd, text, focus):
         run = subprocess.run([vkbd, "simulate", "--no-user", "--config", config.name, "--script", script.name],
                              capture_output=True, text=True, check=True)
         return run.stdout
+
+
+def share(count, total):
+    return 100 * count / total if total else 0.0
+
+
+def misspellings(args, check, norvig):
+    """Each set's reported (or tuning) part: vkbd, hunspell and Norvig."""
+    print("%-16s %6s %8s %8s %8s %9s %8s" % ("set", "pairs", "fixed", "wrong", "left", "hunspell", "Norvig"))
+    for name, language, pairs, part, classic in sets(args.data):
+        if args.only and name not in args.only:
+            continue
+        dictionary = LANGUAGES[language][0]
+        rule = part(args.tuning)
+        pairs = [pair for index, pair in enumerate(non_word_errors(dictionary, pairs)) if rule(index, pair)]
+        pairs = pairs[:args.sample]
+        typos = [t for t, _ in pairs]
+        typed = simulate(args.vkbd, language, typos)
+        exact = sum(1 for (_, f), out in zip(pairs, typed) if out == f)
+        wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
+        compared = ""
+        if args.compare:
+            right = sum(1 for (_, f), s in zip(pairs, first_suggestions(dictionary, typos)) if s == f)
+            compared = "%8.1f%%" % share(right, len(pairs))
+            if classic:
+                compared += " %7.1f%%" % share(sum(1 for t, f in pairs if norvig.correct(t) == f), len(pairs))
+        print("%-16s %6d %7.1f%% %7.1f%% %7.1f%% %s" % (
+            name, len(pairs), share(exact, len(pairs)), share(wrong, len(pairs)),
+            share(len(pairs) - exact - wrong, len(pairs)), compared), flush=True)
+        for (t, f), out in zip(pairs, typed):
+            if (args.wrong and out not in (t, f)) or (args.left and out == t):
+                print(f"    {t} -> {out} (meant {f})")
+        if args.check and not args.tuning:
+            floor, ceiling = LIMITS[name]
+            check(share(exact, len(pairs)) >= floor, f"{name}: at least {floor}% corrected exactly")
+            check(share(wrong, len(pairs)) <= ceiling, f"{name}: at most {ceiling}% made another word")
+
+
+def missed_spaces(vkbd):
+    """codespell's entries for two words run together (`inthe` -> `in the`)."""
+    pairs = []
+    for line in open(CODESPELL, encoding="utf-8"):
+        typo, _, fixes = line.strip().partition("->")
+        fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
+        if len(fixes) == 1 and fixes[0].count(" ") == 1 and fixes[0].replace(" ", "") == typo:
+            pairs.append((typo, fixes[0]))
+    typed = simulate(vkbd, "en", [t for t, _ in pairs])
+    exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
+    wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
+    print(f"missed spaces: {len(pairs)} of codespell's words run together: split exactly {exact} "
+          f"({share(exact, len(pairs)):.1f}%), changed otherwise {wrong}, left {len(pairs) - exact - wrong}")
 
 
 def words_of(paths):
@@ -126,78 +270,45 @@ def words_of(paths):
 def changed_share(vkbd, label, paths):
     words = words_of(paths)
     # The words as typed, whole: runs of spaces and line ends become one space.
-    typed = simulate(vkbd, words)
+    typed = simulate(vkbd, "en", words, before="")
     changed = [(a, b) for a, b in zip(words, typed) if a != b]
-    share = 100 * len(changed) / len(words)
-    print(f"{label}: {len(words)} words of {', '.join(paths)}: {len(changed)} changed ({share:.3f}%)")
+    print(f"{label}: {len(words)} words of {', '.join(paths)}: {len(changed)} changed "
+          f"({share(len(changed), len(words)):.3f}%)")
     for a, b in changed[:40]:
         print(f"  {a} -> {b}")
-    return share
+    return share(len(changed), len(words))
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("vkbd")
-    parser.add_argument("--sample", type=int, default=2000)
-    parser.add_argument("--minimum-exact", type=float)
-    parser.add_argument("--maximum-wrong", type=float)
-    parser.add_argument("--maximum-changed", type=float)
-    parser.add_argument("--maximum-technical", type=float)
-    parser.add_argument("--hunspell", action="store_true", help="also measure hunspell's first suggestion")
-    parser.add_argument("--wrong", action="store_true", help="print each misspelling corrected to another word")
-    parser.add_argument("--tuning", action="store_true",
-                        help="the misspellings the costs are tuned on (every 7th), not those reported")
+    parser.add_argument("--data", default=".build/misspellings", help="what `make misspellings` made")
+    parser.add_argument("--check", action="store_true", help="fail past LIMITS and the prose's shares")
+    parser.add_argument("--compare", action="store_true", help="beside hunspell's first suggestion and Norvig's")
+    parser.add_argument("--sample", type=int, default=2000, help="at most this many pairs a set")
+    parser.add_argument("--only", nargs="+", help="these sets only, and no prose")
+    parser.add_argument("--maximum-changed", type=float, default=0.05)
+    parser.add_argument("--maximum-technical", type=float, default=0.1)
+    parser.add_argument("--wrong", action="store_true", help="print each misspelling made another word")
+    parser.add_argument("--left", action="store_true", help="print each misspelling left as typed")
+    parser.add_argument("--tuning", action="store_true", help="the parts the costs are tuned on, not those reported")
     args = parser.parse_args()
-    failed = False
-
-    pairs, total = misspellings(args.sample, args.tuning)
-    typos = [t for t, _ in pairs]
-    typed = simulate(args.vkbd, typos)
-    exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
-    wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
-    print(f"misspellings: {len(pairs)} of {total} codespell pairs")
-    print(f"  vkbd corrected exactly {exact} ({100 * exact / len(pairs):.1f}%), "
-          f"to another word {wrong} ({100 * wrong / len(pairs):.1f}%), left {len(pairs) - exact - wrong}")
-    if args.wrong:
-        for (t, f), out in zip(pairs, typed):
-            if out not in (t, f):
-                print(f"  {t} -> {out} (meant {f})")
-    if args.hunspell:
-        firsts = first_suggestions(typos)
-        right = sum(1 for (t, f), s in zip(pairs, firsts) if s == f)
-        print(f"  hunspell's first suggestion right: {right} ({100 * right / len(pairs):.1f}%)")
-    if args.minimum_exact is not None and 100 * exact / len(pairs) < args.minimum_exact:
-        print(f"FAIL: fewer than {args.minimum_exact}% corrected exactly")
-        failed = True
-    if args.maximum_wrong is not None and 100 * wrong / len(pairs) > args.maximum_wrong:
-        print(f"FAIL: more than {args.maximum_wrong}% corrected to another word")
-        failed = True
-
-    pairs = missed_spaces()
-    typed = simulate(args.vkbd, [t for t, _ in pairs])
-    exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
-    wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
-    print(f"missed spaces: {len(pairs)} of codespell's words run together: split exactly {exact} "
-          f"({100 * exact / len(pairs):.1f}%), changed otherwise {wrong}, left {len(pairs) - exact - wrong}")
-
-    share = changed_share(args.vkbd, "prose", PROSE)
-    if args.maximum_changed is not None and share > args.maximum_changed:
-        print(f"FAIL: more than {args.maximum_changed}% of the prose changed")
-        failed = True
-    share = changed_share(args.vkbd, "technical prose", TECHNICAL)
-    if args.maximum_technical is not None and share > args.maximum_technical:
-        print(f"FAIL: more than {args.maximum_technical}% of the technical prose changed")
-        failed = True
-
+    check = Checks()
+    misspellings(args, check, Norvig(os.path.join(args.data, "en-norvig-counts.txt")))
+    if args.only:
+        return
+    missed_spaces(args.vkbd)
+    changed = changed_share(args.vkbd, "prose", PROSE)
+    technical = changed_share(args.vkbd, "technical prose", TECHNICAL)
+    if args.check:
+        check(changed <= args.maximum_changed, f"prose: at most {args.maximum_changed}% changed")
+        check(technical <= args.maximum_technical, f"technical prose: at most {args.maximum_technical}% changed")
     for path in SCRIPTS:
         script = open(path, encoding="utf-8").read()
         for app in ("foot", "code"):
-            arrived = type_text(args.vkbd, script, app)
-            print(f"script {path} ({len(script)} characters) typed into {app}: "
-                  f"{'unchanged' if arrived == script else 'CHANGED'}")
-            if arrived != script:
-                failed = True
-    sys.exit(1 if failed else 0)
+            check(type_text(args.vkbd, script, app) == script,
+                  f"script {path} ({len(script)} characters) typed into {app} arrives unchanged")
+    sys.exit(check.summary("quality"))
 
 
 if __name__ == "__main__":
