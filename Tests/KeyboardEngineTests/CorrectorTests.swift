@@ -246,3 +246,27 @@ extension SpellingLanguage {
     }
   }
 }
+
+extension CorrectorTests {
+  @Test func lettersWithAnotherAccentOrNoneAreMates() {
+    func mates(_ letters: String, _ alike: [String] = []) -> [String: String] {
+      let scalars = Array(letters.unicodeScalars)
+      let groups = SpellingLanguage.accentMates(of: scalars, alike: alike.map { Array($0.unicodeScalars) })
+      var found: [String: String] = [:]
+      for (index, group) in groups.enumerated() where !group.isEmpty {
+        found[String(scalars[index])] = String(String.UnicodeScalarView(group.map { scalars[Int($0)] }))
+      }
+      return found
+    }
+    // Unicode's canonical equivalence: é is e with an acute, ё is е with a diaeresis.
+    #expect(mates("eéèaàbçc") == ["e": "éè", "é": "eè", "è": "eé", "a": "à", "à": "a", "ç": "c", "c": "ç"])
+    #expect(mates("еёийа") == ["е": "ё", "ё": "е"])  // й is a key of its own
+    // The dictionary's MAP joins letters no accent does.
+    #expect(mates("iîy", ["iîy"]) == ["i": "îy", "î": "iy", "y": "iî"])
+  }
+
+  @Test func theAffixFilesMapGroupsItsLowercaseLetters() throws {
+    let affixes = try AffixFile(text: "SET UTF-8\nMAP 3\nMAP aàâAÀÂ\nMAP (ss)ßs\nMAP bB\n", path: "x.aff")
+    #expect(affixes.alike.map { String(String.UnicodeScalarView($0)) } == ["aàâ", "ßs"])
+  }
+}

@@ -288,6 +288,16 @@ import Testing
       try Self.typed("viele Gruesse an die Fuesse ", spelling: Self.german, layout: "de") == "Viele Grüße an die Füße ")
   }
 
+  /// A letter typed without its accent, or with another: at one place
+  /// or two, as one cheap slip (issue 39).
+  @Test func frenchAccentsLeftOutOrWrongAreWritten() throws {
+    let french = try #require(Dictionaries.load(["fr"]).0)
+    let result = try Self.typed("un chateau, deja son role; il connait la crême ", spelling: french, layout: "fr")
+    #expect(result == "Un château, déjà son rôle; il connaît la crème ")
+    // A word the dictionary knows stays: cote (a rating) and côte (a coast).
+    #expect(try Self.typed("une cote ", spelling: french, layout: "fr") == "Une cote ")
+  }
+
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {
     let result = try Self.typed("ich habe keien Hasu ", spelling: Self.german, layout: "de")
     #expect(result == "Ich habe keine Haus ")

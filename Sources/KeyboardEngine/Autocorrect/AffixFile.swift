@@ -1,7 +1,8 @@
 /// What vkbd reads of a hunspell `.aff` file itself (hunspell(5)): the
 /// prefixes and suffixes, to list the word forms of the `.dic` file that
 /// corrections are looked up among (``WordForms``); the letters of the
-/// language (`TRY`); and its table of common misspellings (`REP`).
+/// language (`TRY`); its table of common misspellings (`REP`); and the
+/// letters it takes for one another (`MAP`).
 /// libhunspell reads the same file for its own checks; this reading only
 /// has to find the forms a correction may become, and every form it finds
 /// is confirmed by libhunspell before it is typed.
@@ -74,6 +75,9 @@ struct AffixFile {
   var letters: [Unicode.Scalar] = []
   /// Common misspellings: what is typed, and what was meant.
   var replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])] = []
+  /// Letters alike (`MAP aàâä`): each group's lowercase letters. A group's
+  /// sequences of several letters (`(ss)ß`) are left out.
+  var alike: [[Unicode.Scalar]] = []
 
   /// Reads `text`, the file at `path`; a line it cannot read is an error
   /// with its place.
@@ -118,6 +122,17 @@ struct AffixFile {
         let typed = Array(fields[1].unicodeScalars).filter { $0 != "^" && $0 != "$" }
         let meant = Array(fields[2].unicodeScalars).map { $0 == "_" ? " " : $0 }
         if !typed.isEmpty && !meant.contains(" ") { replacements.append((typed, meant)) }
+      case "MAP" where fields.count > 1 && !fields[1].allSatisfy(\.isNumber):
+        var group: [Unicode.Scalar] = []
+        var inParentheses = false
+        for scalar in fields[1].unicodeScalars {
+          if scalar == "(" || scalar == ")" {
+            inParentheses = scalar == "("
+          } else if !inParentheses && scalar.properties.isLowercase && !group.contains(scalar) {
+            group.append(scalar)
+          }
+        }
+        if group.count > 1 { alike.append(group) }
       case "PFX", "SFX":
         let affixFlag = try flag(1)
         if let pending = pendingAffix, pending.flag == affixFlag, pending.left > 0 {

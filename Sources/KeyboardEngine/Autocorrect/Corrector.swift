@@ -20,6 +20,8 @@ struct Corrector {
     var otherKey = 1.9
     var listed = 1.5  // the dictionary's list of misspellings (REP)
     var transliterated = 0.5  // the language's letters written without their keys: ss for ß
+    var accent = 0.5  // a letter with another accent or none: e for é, е for ё
+    var accents = 0.8  // two letters so: deja for déjà
     var secondSlip = 0.3  // two slips in one word, beside what each costs
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
     /// Per unit of rarity (``SpellingLanguage/frequencies``) past
@@ -71,6 +73,8 @@ struct Corrector {
         case .otherKey: otherKey
         case .listed: listed
         case .transliterated: transliterated
+        case .accent: accent
+        case .accents: accents
         case .two(let both): both + secondSlip
         case .missedSpace(let halves): missedSpace + halves
         }
@@ -83,6 +87,7 @@ struct Corrector {
   /// The slip that turns a word into what was typed.
   enum Slip: Equatable {
     case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
+    case accent, accents
     /// Two slips, which cost this much together.
     case two(Double)
     /// A space missed between two words, which cost this much more.
@@ -131,7 +136,7 @@ struct Corrector {
     }
     var best = choose(near)
     // Only where one slip finds nothing that stands out are two looked for.
-    if best == nil && typed.count >= Self.shortestForTwoSlips {
+    if best == nil {
       let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, twoSlips: true)
       if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }) }
     }
@@ -245,8 +250,9 @@ struct Corrector {
 
   /// The words one slip away from `typed` that the indexes hold, each
   /// with its cheapest slip, cheapest first; `nounsOnly`: the nouns of the
-  /// languages that write them with a capital; `twoSlips`: the common
-  /// words two slips away instead.
+  /// languages that write them with a capital; `twoSlips`: the words two
+  /// slips away instead (two accents at any length; the common words two
+  /// slips away from ``shortestForTwoSlips`` letters on).
   func candidates(
     of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, twoSlips: Bool = false
   ) -> [Candidate] {
@@ -255,7 +261,12 @@ struct Corrector {
     for language in languages where typed.allSatisfy({ language.letters.contains($0) }) {
       if nounsOnly && !language.capitalizesNouns { continue }
       var search = Search(typed: typed, language: language, neighbours: neighbours)
-      if twoSlips { search.runTwoSlips(costs: costs) } else { search.run() }
+      if twoSlips {
+        search.accentTwice()
+        if typed.count >= Self.shortestForTwoSlips { search.runTwoSlips(costs: costs) }
+      } else {
+        search.run()
+      }
       for var candidate in search.found where !nounsOnly || candidate.capital {
         candidate.rarity = language.rarity(of: candidate.word)
         candidate.cost = costs.of(candidate)

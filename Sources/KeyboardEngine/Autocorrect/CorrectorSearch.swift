@@ -11,6 +11,8 @@ extension Corrector {
     let typedPlaces: [KeyNeighbours.Place?]
     let letterPlaces: [KeyNeighbours.Place?]
     let typedVowels: [Bool]
+    /// The letters each typed letter is with another accent or none.
+    let typedMates: [[UInt8]]
     /// The typed letters' classes among the language's runs of three
     /// (``LetterTrigrams``), with two word edges before and one after.
     let typedClasses: [LetterTrigrams.Class]
@@ -27,6 +29,7 @@ extension Corrector {
       typedPlaces = typed.map(neighbours.place(of:))
       letterPlaces = language.letters.map(neighbours.place(of:))
       typedVowels = typed.map(Self.isVowel)
+      typedMates = typed.map { language.trigrams.letterIndex($0).map { language.accentMates[Int($0)] } ?? [] }
       let edge = LetterTrigrams.edge
       typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
       forms = language.forms
@@ -45,6 +48,20 @@ extension Corrector {
       trigrams.contains(typedClass(index - 2), typedClass(index - 1), middle)
         && trigrams.contains(typedClass(index - 1), middle, typedClass(next))
         && (next >= typed.count || trigrams.contains(middle, typedClass(next), typedClass(next + 1)))
+    }
+
+    /// Whether each run of three letters of `scratch` that holds the one
+    /// at `index` (the word's edges count as letters) is some form's.
+    func scratchRunsExist(around index: Int) -> Bool {
+      func letterClass(_ at: Int) -> LetterTrigrams.Class {
+        at < 0 || at >= scratch.count ? LetterTrigrams.edge : trigrams.letterClass(scratch[at])
+      }
+      for start in (index - 2)...index where start <= scratch.count - 2 {
+        guard trigrams.contains(letterClass(start), letterClass(start + 1), letterClass(start + 2)) else {
+          return false
+        }
+      }
+      return true
     }
 
     static func isVowel(_ scalar: Unicode.Scalar) -> Bool {
@@ -101,8 +118,10 @@ extension Corrector {
           guard mayHave(language.letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
           scratch[index] = letter
           let slip: Slip =
-            KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
-            ? .neighbourKey : language.letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
+            typedMates[index].contains(UInt8(letterIndex))
+            ? .accent
+            : KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
+              ? .neighbourKey : language.letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
           consider(slip)
         }
       }
@@ -129,6 +148,28 @@ extension Corrector {
         }
       }
     }
+
+    /// The word with two of its letters each with another accent or none
+    /// (`deja` is `déjà`), at most ``mostAccentPairs`` spellings, each
+    /// only where every run of three it makes is some form's.
+    mutating func accentTwice() {
+      var tried = 0
+      for first in typed.indices where !typedMates[first].isEmpty {
+        for second in (first + 1)..<typed.count where !typedMates[second].isEmpty {
+          for firstMate in typedMates[first] {
+            for secondMate in typedMates[second] {
+              guard tried < Self.mostAccentPairs else { return }
+              tried += 1
+              reset()
+              scratch[first] = language.letters[Int(firstMate)]
+              scratch[second] = language.letters[Int(secondMate)]
+              if scratchRunsExist(around: first) && scratchRunsExist(around: second) { consider(.accents) }
+            }
+          }
+        }
+      }
+    }
+    static let mostAccentPairs = 256
 
     /// The common words two slips from the typed word, each costing what
     /// its two slips cost (``slips(typed:meant:costs:table:)``). A word
@@ -188,9 +229,11 @@ extension Corrector {
           let other =
             meant == letter
             ? 0
-            : KeyNeighbours.touch(place(letter), place(meant))
-              ? costs.neighbourKey
-              : language.letterVowels[Int(letter)] && language.letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
+            : language.accentMates[Int(letter)].contains(meant)
+              ? costs.accent
+              : KeyNeighbours.touch(place(letter), place(meant))
+                ? costs.neighbourKey
+                : language.letterVowels[Int(letter)] && language.letterVowels[Int(meant)] ? costs.vowel : costs.otherKey
           var cost = min(
             table[(row - 1) * width + column] + extra, table[row * width + column - 1] + missing,
             table[(row - 1) * width + column - 1] + other)

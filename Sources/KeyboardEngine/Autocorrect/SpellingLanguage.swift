@@ -42,6 +42,11 @@ public final class SpellingLanguage: @unchecked Sendable {
   let letterVowels: [Bool]
   let letterClasses: [LetterTrigrams.Class]
   let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
+  /// For each letter, the others that are the same letter with another
+  /// accent or none (`e`, `é`, `è`, `ê`; `е`, `ё`), or that the
+  /// dictionary's `MAP` takes for it: typed for one another more often
+  /// than any two keys (``accentMates(of:alike:)``).
+  let accentMates: [[UInt8]]
   /// The language's own letters written without their keys, as its
   /// dictionary's list of misspellings gives them (German's `ss` for `ß`,
   /// `ae` for `ä`): the commonest slips of all where a keyboard lacks them.
@@ -108,6 +113,7 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
     self.capitals = capitals
     replacements = affixes.replacements
+    accentMates = Self.accentMates(of: letters, alike: affixes.alike)
     transliterations = affixes.replacements.compactMap { typed, meant in
       guard meant.count == 1, let letter = meant.first, Self.spellings[letter]?.elementsEqual(typed) == true else {
         return nil
@@ -115,6 +121,44 @@ public final class SpellingLanguage: @unchecked Sendable {
       return (typed, letter)
     }
     buffer = .allocate(capacity: Self.bufferSize)
+  }
+
+  /// The accents a letter may be written with, or with none: grave, acute,
+  /// circumflex, tilde, macron, dot, diaeresis, ring, double acute, caron,
+  /// cedilla, ogonek. Not the breve: `й` is a key of its own, no `и`
+  /// with an accent.
+  private static let accents: [Unicode.Scalar] = [
+    "\u{300}", "\u{301}", "\u{302}", "\u{303}", "\u{304}", "\u{307}", "\u{308}", "\u{30A}", "\u{30B}", "\u{30C}",
+    "\u{327}", "\u{328}",
+  ]
+
+  /// For each of `letters`, the indexes of the others of its group: the
+  /// letters that are one letter with an accent (Unicode's canonical
+  /// equivalence decides: `é` is `e` and an acute), joined by the groups
+  /// of the dictionary's `MAP`.
+  static func accentMates(of letters: [Unicode.Scalar], alike: [[Unicode.Scalar]]) -> [[UInt8]] {
+    let letters = Array(letters.prefix(255))
+    var group = Array(letters.indices)
+    func join(_ first: Int, _ second: Int) {
+      let (kept, gone) = (group[first], group[second])
+      guard kept != gone else { return }
+      for index in group.indices where group[index] == gone { group[index] = kept }
+    }
+    for (index, letter) in letters.enumerated() where letter.value >= 0xC0 {
+      let written = String(Character(letter))
+      for (baseIndex, base) in letters.enumerated() where base.value < letter.value {
+        if accents.contains(where: { String(String.UnicodeScalarView([base, $0])) == written }) {
+          join(baseIndex, index)
+        }
+      }
+    }
+    for members in alike {
+      let indexes = members.compactMap { letters.firstIndex(of: $0) }
+      for index in indexes.dropFirst() { join(indexes[0], index) }
+    }
+    return letters.indices.map { index in
+      letters.indices.filter { $0 != index && group[$0] == group[index] }.map { UInt8($0) }
+    }
   }
 
   /// The index of the forms of the words of `lines`, and their runs of
