@@ -298,6 +298,19 @@ import Testing
     #expect(try Self.typed("une cote ", spelling: french, layout: "fr") == "Une cote ")
   }
 
+  /// A misspelling people write often enough for wordfreq to list it is
+  /// still corrected where the correction is commoner by far more than its
+  /// slip costs; a letter typed two places late is one slip (issue 39).
+  @Test func aListedMisspellingAndAMovedLetterAreCorrected() throws {
+    let result = try Self.typed("das ist umbedingt so, ich knna es ", spelling: Self.german, layout: "de")
+    #expect(result == "Das ist unbedingt so, ich kann es ")
+  }
+
+  @Test func anApostropheBeforeSIsOnlyAContractionOfTheCommonestWords() throws {
+    let result = try Self.typed("so hes sure thats it, not familys ", config: "smart_punctuation: false\n")
+    #expect(result == "So he's sure that's it, not family ")
+  }
+
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {
     let result = try Self.typed("ich habe keien Hasu ", spelling: Self.german, layout: "de")
     #expect(result == "Ich habe keine Haus ")

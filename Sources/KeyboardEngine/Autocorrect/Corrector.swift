@@ -11,6 +11,7 @@ struct Corrector {
   /// every 7th place of its list; README gives the figures on others.)
   struct Costs {
     var swapped = 0.45
+    var moved = 1.2  // a letter typed two places early or late: knna for kann
     var doubled = 0.4  // a letter typed twice, or once for two
     var neighbourKey = 1.3  // a key beside the right one
     var extraNeighbour = 1.4  // a key beside the next or last one pressed too
@@ -29,13 +30,21 @@ struct Corrector {
     /// does not have 1.6.
     var rarity = 0.028
     var commonRarity = 38.0
-    /// What the typed word costs, beside its rarity, where the list has it:
-    /// a word people write (`stdout`, `env`) stays unless a correction is
-    /// clearly likelier.
-    var keep = 1.0
+    /// A word people write (the list has it: `stdout`, `env`, but also
+    /// the commonest misspellings) stays unless the correction is commoner
+    /// by more than its slip and `keep` cost, at `commoner` a unit of
+    /// rarity: `seperat` becomes `separat` (thirteen units commoner, past a
+    /// vowel's 1.1), `env` stays (`envy` is no commoner).
+    var keep = 0.3
+    var commoner = 0.1
+    /// Where the best correction one slip away costs more than this, the
+    /// words two slips away are looked for too: one of them may be likelier.
+    var farFrom = 1.5
     /// How much commoner (in tenths of Zipf) a contraction must be than
     /// the word without its apostrophe: `cant` becomes `can't`, `ill` stays.
     var contractionLead: UInt8 = 10
+    /// The rarest word an `'s` contracts with: Zipf 6 (`he`, `that`, `what`).
+    var contractedStemRarity: UInt8 = 30
     /// How far the best correction must stand above the next.
     var margin = 0.38
     /// A space missed between two words, beside how rare they are; a
@@ -64,6 +73,7 @@ struct Corrector {
         switch candidate.slip {
         case .none: 0
         case .swapped: swapped
+        case .moved: moved
         case .doubled: doubled
         case .neighbourKey: neighbourKey
         case .extraNeighbour: extraNeighbour
@@ -87,11 +97,14 @@ struct Corrector {
   /// The slip that turns a word into what was typed.
   enum Slip: Equatable {
     case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
-    case accent, accents
+    case accent, accents, moved
     /// Two slips, which cost this much together.
     case two(Double)
     /// A space missed between two words, which cost this much more.
     case missedSpace(Double)
+
+    /// The typed word in the dictionary's letters, accents or capital.
+    var isSpelling: Bool { self == .none || self == .transliterated || self == .accent || self == .accents }
 
     /// Two words (whose halves a dictionary confirmed already).
     var isMissedSpace: Bool {
@@ -135,21 +148,23 @@ struct Corrector {
       near.sort { $0.cost < $1.cost }
     }
     var best = choose(near)
-    // Only where one slip finds nothing that stands out are two looked for.
-    if best == nil {
+    // Only where one slip finds nothing cheap that stands out are two looked for.
+    if best.map({ $0.cost > costs.farFrom }) ?? true {
       let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, twoSlips: true)
       if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }) }
     }
     guard let best else { return nil }
-    // A word people write (the list has it) stays unless the correction
-    // is clearly likelier than the word as typed, or is the word with the
-    // dictionary's own letters and at least as common: the list has the
-    // Swiss `strasse` and `gruesse`, a German dictionary writes `Straße`.
-    if let typedRarity = rarity(of: typed), typedRarity < SpellingLanguage.unlisted,
-      best.cost + costs.margin > costs.keep + costs.cost(ofRarity: typedRarity),
-      !(best.slip == .transliterated && (best.rarity ?? SpellingLanguage.unlisted) <= typedRarity)
-    {
-      return nil
+    // A word people write (the list has it) stays unless the correction is
+    // commoner by more than its slip costs, or is the same word in the
+    // dictionary's letters, accents or capital and at least as common: the
+    // list has the Swiss `strasse` (a German dictionary writes `Straße`),
+    // `connait` without its accent, and `wasser` for the noun `Wasser`.
+    // (Two words run together have their own rule: ``splits(of:)``.)
+    if !best.slip.isMissedSpace, let typedRarity = rarity(of: typed), typedRarity < SpellingLanguage.unlisted {
+      let bestRarity = best.rarity ?? SpellingLanguage.unlisted
+      let slip = best.cost - (best.rarity.map(costs.cost(ofRarity:)) ?? 0)
+      let lead = (Double(typedRarity) - Double(bestRarity)) * costs.commoner
+      if lead < costs.keep + slip && !(best.slip.isSpelling && bestRarity <= typedRarity) { return nil }
     }
     return best.word
   }
@@ -225,6 +240,12 @@ struct Corrector {
     for place in 1..<typed.count {
       if place > 1 { word.swapAt(place - 1, place) }
       let value = rarity(of: word) ?? SpellingLanguage.unlisted
+      // An `'s` is a contraction after the commonest words (`he's`,
+      // `that's`); after another it would be a possessive, where `familys`
+      // more likely meant `families`.
+      if place == typed.count - 1 && typed[place] == "s" {
+        guard let stem = rarity(of: typed[..<place]), stem <= costs.contractedStemRarity else { continue }
+      }
       if let typedRarity {
         // With the lists, a contraction people write is in them: only
         // those places are asked of libhunspell.

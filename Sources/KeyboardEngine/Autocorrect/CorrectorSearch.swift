@@ -99,6 +99,13 @@ extension Corrector {
           scratch.swapAt(index, index + 1)
           consider(.swapped)
         }
+        // Typed two places early or late: `knna` for `kann`.
+        for place in stride(from: index - 2, through: index + 2, by: 4)
+        where place >= 0 && place < count && word[place] != word[index] {
+          reset()
+          scratch.insert(scratch.remove(at: index), at: place)
+          consider(.moved)
+        }
         // One letter too many.
         if count > 1 {
           reset()
