@@ -63,7 +63,7 @@ LANGUAGES = {"en": ("en_US", "us", "so"), "de": ("de_DE", "de", "wir"), "fr": ("
 # Each set's floor of exact corrections and ceiling of wrong words, in
 # percent (--check), of the reported part.
 LIMITS = {
-    "codespell": (82.5, 1.5), "birkbeck": (78.0, 4.0), "libreoffice-en": (94.0, 1.0), "libreoffice-de": (87.5, 1.6),
+    "codespell": (82.0, 1.5), "birkbeck": (78.0, 4.0), "libreoffice-en": (94.0, 1.0), "libreoffice-de": (87.5, 1.6),
     "libreoffice-fr": (89.0, 0.5), "libreoffice-ru": (95.5, 0.5),
 }
 

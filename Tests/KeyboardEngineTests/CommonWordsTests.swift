@@ -24,7 +24,7 @@ struct CommonWordsTests {
     return table[a.count][b.count]
   }
 
-  @Test func findsExactlyTheWordsTwoSlipsAwayWithTheSameFirstLetter() {
+  @Test func findsExactlyTheWordsTwoSlipsAwayWithTheSameFirstLetterAndASecondAsked() {
     var generator = SplitMix64(seed: 39)
     func randomWord() -> [UInt8] {
       (0..<Int.random(in: 1...9, using: &generator)).map { _ in UInt8.random(in: 0..<5, using: &generator) }
@@ -46,15 +46,21 @@ struct CommonWordsTests {
     var scratch = CommonWords.Scratch()
     for _ in 0..<400 {
       let typed = randomWord()
+      var second = CommonWords.LetterSet()
+      let asked = (0..<5).filter { _ in Bool.random(using: &generator) }.map(UInt8.init)
+      for letter in asked { second.insert(letter) }
       var found: [[UInt8]: UInt8] = [:]
-      common.searchTwoSlips(typed, scratch: &scratch) { word, reading in
+      common.searchTwoSlips(typed, second: second, scratch: &scratch) { word, reading in
         #expect(found[word] == nil, "\(word) found twice")
         found[word] = reading
       }
-      let expected = readings.filter { $0.key.first == typed.first && Self.distance(typed, $0.key) == 2 }
+      let expected = readings.filter {
+        $0.key.first == typed.first && ($0.key.count < 2 || asked.contains($0.key[1]))
+          && Self.distance(typed, $0.key) == 2
+      }
       #expect(found == expected, "\(typed)")
       var again: [[UInt8]: UInt8] = [:]
-      reordered.searchTwoSlips(typed, scratch: &scratch) { word, reading in again[word] = reading }
+      reordered.searchTwoSlips(typed, second: second, scratch: &scratch) { word, reading in again[word] = reading }
       #expect(again == expected, "\(typed)")
     }
   }
@@ -62,8 +68,10 @@ struct CommonWordsTests {
   @Test func anEmptyTrieFindsNothing() {
     var scratch = CommonWords.Scratch()
     var found = 0
-    CommonWords(words: []).searchTwoSlips([1, 2, 3], scratch: &scratch) { _, _ in found += 1 }
-    CommonWords(words: [([1, 2], 0)]).searchTwoSlips([], scratch: &scratch) { _, _ in found += 1 }
+    var every = CommonWords.LetterSet()
+    for letter in 0...255 { every.insert(UInt8(letter)) }
+    CommonWords(words: []).searchTwoSlips([1, 2, 3], second: every, scratch: &scratch) { _, _ in found += 1 }
+    CommonWords(words: [([1, 2], 0)]).searchTwoSlips([], second: every, scratch: &scratch) { _, _ in found += 1 }
     #expect(found == 0)
   }
 }

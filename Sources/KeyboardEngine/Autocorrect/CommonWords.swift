@@ -8,6 +8,9 @@
 /// a node's children are side by side, 8 bytes each: the walk reads a
 /// node's children from one or two lines of the processor's cache.
 struct CommonWords: Sendable {
+  /// The rarest words the trie holds (``SpellingLanguage/frequencies``):
+  /// Zipf 2.5, once in three million words.
+  static let rarest: UInt8 = 65
   private var nodes: [Node] = []
   private(set) var count = 0
 
@@ -119,12 +122,39 @@ struct CommonWords: Sendable {
     var word: [UInt8] = []
   }
 
+  /// A set of letters (indexes of the language's letters).
+  struct LetterSet {
+    private var bits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    mutating func insert(_ letter: UInt8) {
+      let bit = UInt64(1) << (letter & 63)
+      switch letter >> 6 {
+      case 0: bits.0 |= bit
+      case 1: bits.1 |= bit
+      case 2: bits.2 |= bit
+      default: bits.3 |= bit
+      }
+    }
+
+    func contains(_ letter: UInt8) -> Bool {
+      let word =
+        switch letter >> 6 {
+        case 0: bits.0
+        case 1: bits.1
+        case 2: bits.2
+        default: bits.3
+        }
+      return word & (UInt64(1) << (letter & 63)) != 0
+    }
+  }
+
   /// Calls `found` with each word exactly two slips from `typed` (a
   /// letter more, less or another, or two neighbours swapped) that
   /// begins with its first letter (a misspelling rarely starts wrong, and
-  /// the first letter is most of the walk), with the word's reading.
+  /// the first letter is most of the walk) and whose second letter is one
+  /// of `second`, with the word's reading.
   func searchTwoSlips(
-    _ typed: [UInt8], scratch: inout Scratch, found: (_ word: [UInt8], _ reading: UInt8) -> Void
+    _ typed: [UInt8], second: LetterSet, scratch: inout Scratch, found: (_ word: [UInt8], _ reading: UInt8) -> Void
   ) {
     guard let first = typed.first, !nodes.isEmpty else { return }
     let width = typed.count + 1
@@ -137,7 +167,7 @@ struct CommonWords: Sendable {
       typed.withUnsafeBufferPointer { typed in
         scratch.rows.withUnsafeMutableBufferPointer { rows in
           scratch.word.withUnsafeMutableBufferPointer { word in
-            let walk = Walk(nodes: nodes, typed: typed, rows: rows, word: word, depths: depths)
+            let walk = Walk(nodes: nodes, typed: typed, rows: rows, word: word, depths: depths, second: second)
             for child in nodes[0].children where nodes[child].letter == first {
               walk.visit(child, depth: 1, found: found)
             }
@@ -153,6 +183,7 @@ struct CommonWords: Sendable {
     let typed: UnsafeBufferPointer<UInt8>
     let rows, word: UnsafeMutableBufferPointer<UInt8>
     let depths: Int
+    let second: LetterSet
 
     /// Row `depth` of the distances, for the node at `index` (`word` plus
     /// its letter), and on down while a word below may be within two.
@@ -199,7 +230,10 @@ struct CommonWords: Sendable {
       word[depth - 1] = letter
       if node.end != 0 && high == count && rows[row + high] == 2 { found(Array(word[..<depth]), node.end - 1) }
       guard depth + 1 < depths else { return }
-      for child in node.children where nodes[child].longest + 2 >= count && nodes[child].shortest <= count + 2 {
+      for child in node.children
+      where nodes[child].longest + 2 >= count && nodes[child].shortest <= count + 2
+        && (depth > 1 || second.contains(nodes[child].letter))
+      {
         visit(child, depth: depth + 1, found: found)
       }
     }

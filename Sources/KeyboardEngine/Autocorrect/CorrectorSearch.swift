@@ -192,7 +192,15 @@ extension Corrector {
       var walk = CommonWords.Scratch()
       var table: [Double] = []
       let unlikely = costs.ceiling + costs.margin
-      common.searchTwoSlips(typedLetters, scratch: &walk) { word, reading in
+      // The second letter as typed, or the third (the second left out or
+      // swapped), or any vowel for a vowel: nearly every real misspelling
+      // two slips away keeps its first two letters so.
+      var second = CommonWords.LetterSet()
+      for letter in typedLetters.dropFirst().prefix(2) { second.insert(letter) }
+      if typedLetters.count > 1 && language.letterVowels[Int(typedLetters[1])] {
+        for (letter, isVowel) in language.letterVowels.prefix(255).enumerated() where isVowel { second.insert(UInt8(letter)) }
+      }
+      common.searchTwoSlips(typedLetters, second: second, scratch: &walk) { word, reading in
         let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs, table: &table))
         scratch.removeAll(keepingCapacity: true)
         for letter in word { scratch.append(language.letters[Int(letter)]) }

@@ -92,7 +92,7 @@ public final class SpellingLanguage: @unchecked Sendable {
       do throws(SpellingError) {
         let (list, text) = try Self.frequencies(in: frequencyFile.get())
         frequencies = list
-        common = Self.commonWords(text, forms: forms, letters: letters, trigrams: trigrams)
+        common = Self.commonWords(text, forms: forms, list: list, letters: letters, trigrams: trigrams)
         frequencyProblem = nil
       } catch {
         frequencies = nil
@@ -290,7 +290,8 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// the dictionary has (with their reading), in the letters the language
   /// is written in.
   private static func commonWords(
-    _ text: String, forms: WordIndex<UInt16>, letters: [Unicode.Scalar], trigrams: LetterTrigrams
+    _ text: String, forms: WordIndex<UInt16>, list: WordIndex<UInt32>, letters: [Unicode.Scalar],
+    trigrams: LetterTrigrams
   ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
     var word: [UInt8] = []
@@ -303,7 +304,10 @@ public final class SpellingLanguage: @unchecked Sendable {
         }
         word.append(index)
       }
-      guard !word.isEmpty, let reading = forms.value(hash: WordHash.of(line)) else { continue }
+      let hash = WordHash.of(line)
+      guard !word.isEmpty, let reading = forms.value(hash: hash), let rarity = list.value(hash: hash),
+        rarity <= CommonWords.rarest
+      else { continue }
       words.append((word, reading))
     }
     // The file lists its words sorted by their text: by the letters' scalars.
