@@ -288,27 +288,34 @@ public final class SpellingLanguage: @unchecked Sendable {
 
   /// The trie of the list's common words (`text`, a word a line) that
   /// the dictionary has (with their reading), in the letters the language
-  /// is written in.
+  /// is written in: one pass over the text, each word's hash made as its
+  /// letters are read.
   private static func commonWords(
     _ text: String, forms: WordIndex<UInt16>, list: WordIndex<UInt32>, letters: [Unicode.Scalar],
     trigrams: LetterTrigrams
   ) -> CommonWords {
     var words: [(letters: [UInt8], reading: UInt8)] = []
     var word: [UInt8] = []
-    for line in text.unicodeScalars.split(separator: "\n") {
-      word.removeAll(keepingCapacity: true)
-      for scalar in line {
-        guard let index = trigrams.letterIndex(scalar), word.count < Corrector.longest else {
-          word.removeAll()
-          break
+    var hash = FNV1a.seed
+    var writable = true
+    for scalar in text.unicodeScalars {
+      if scalar != "\n" {
+        if writable, let index = trigrams.letterIndex(scalar), word.count < Corrector.longest {
+          word.append(index)
+        } else {
+          writable = false
         }
-        word.append(index)
+        hash = (hash ^ UInt64(scalar.value)) &* FNV1a.prime
+        continue
       }
-      let hash = WordHash.of(line)
-      guard !word.isEmpty, let reading = forms.value(hash: hash), let rarity = list.value(hash: hash),
-        rarity <= CommonWords.rarest
-      else { continue }
-      words.append((word, reading))
+      if writable, !word.isEmpty, let reading = forms.value(hash: hash & ~1),
+        let rarity = list.value(hash: hash & ~1), rarity <= CommonWords.rarest
+      {
+        words.append((word, reading))
+      }
+      word.removeAll(keepingCapacity: true)
+      hash = FNV1a.seed
+      writable = true
     }
     // The file lists its words sorted by their text: by the letters' scalars.
     return CommonWords(words: words, weight: letters.prefix(255).map(\.value))

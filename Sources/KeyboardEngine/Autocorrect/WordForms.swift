@@ -25,19 +25,25 @@ enum WordForms {
     let excluded = [affixes.needAffix, affixes.onlyInCompound, affixes.forbidden].compactMap { $0 }
     func isWord(_ flags: [UInt32]) -> Bool { !flags.contains { excluded.contains($0) } }
     var stopped = false
-    var lowercase: [Unicode.Scalar: Unicode.Scalar?] = [:]
+    // Each first letter below U+0530 (Latin, Greek, Cyrillic) in
+    // lowercase, asked of Unicode once: the letter itself where it has no
+    // other, 0 where not yet asked.
+    var lowercase = [UInt32](repeating: 0, count: 0x530)
+    func lowercased(_ letter: Unicode.Scalar) -> Unicode.Scalar? {
+      let value = Int(letter.value)
+      if value < lowercase.count, lowercase[value] != 0 {
+        return lowercase[value] == letter.value ? nil : Unicode.Scalar(lowercase[value])
+      }
+      let mapping = letter.properties.lowercaseMapping.unicodeScalars
+      let lower = mapping.count == 1 && mapping.first != letter ? mapping.first : nil
+      if value < lowercase.count { lowercase[value] = (lower ?? letter).value }
+      return lower
+    }
     var form: [Unicode.Scalar] = []
     /// Reports the form `first` then `second`, its first letter in lowercase.
     func emit(_ first: some Collection<Unicode.Scalar>, _ second: some Collection<Unicode.Scalar>) {
       guard !stopped, let initial = first.first ?? second.first else { return }
-      let lower: Unicode.Scalar?
-      if let known = lowercase[initial] {
-        lower = known
-      } else {
-        let mapping = initial.properties.lowercaseMapping.unicodeScalars
-        lower = mapping.count == 1 && mapping.first != initial ? mapping.first : nil
-        lowercase[initial] = lower
-      }
+      let lower = lowercased(initial)
       form.removeAll(keepingCapacity: true)
       form.append(lower ?? initial)
       if first.isEmpty {
