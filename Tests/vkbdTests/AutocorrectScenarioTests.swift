@@ -306,6 +306,13 @@ import Testing
     #expect(result == "Das ist unbedingt so, ich kann es ")
   }
 
+  /// The word before decides where the word alone is too near two (issue
+  /// 39): `can break`, `a device`; a sentence's first word has none.
+  @Test func theWordBeforeMakesACorrectionStandOut() throws {
+    let result = try Self.typed("we can braek it. braek it. a devive here. devive it. ")
+    #expect(result == "We can break it. Braek it. A device here. Devive it. ")
+  }
+
   @Test func anApostropheBeforeSIsOnlyAContractionOfTheCommonestWords() throws {
     let result = try Self.typed("so hes sure thats it, not familys ", config: "smart_punctuation: false\n")
     #expect(result == "So he's sure that's it, not family ")

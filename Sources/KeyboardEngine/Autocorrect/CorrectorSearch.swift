@@ -198,7 +198,9 @@ extension Corrector {
       var second = CommonWords.LetterSet()
       for letter in typedLetters.dropFirst().prefix(2) { second.insert(letter) }
       if typedLetters.count > 1 && language.letterVowels[Int(typedLetters[1])] {
-        for (letter, isVowel) in language.letterVowels.prefix(255).enumerated() where isVowel { second.insert(UInt8(letter)) }
+        for (letter, isVowel) in language.letterVowels.prefix(255).enumerated() where isVowel {
+          second.insert(UInt8(letter))
+        }
       }
       common.searchTwoSlips(typedLetters, second: second, scratch: &walk) { word, reading in
         let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs, table: &table))

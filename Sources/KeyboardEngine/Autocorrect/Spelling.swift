@@ -18,11 +18,14 @@ public final class Spelling: @unchecked Sendable {
   /// knows it or no correction stands out, else the correction, in
   /// lowercase but for a capital its dictionary writes. `nounsOnly`: the
   /// word has a capital where no sentence starts, and only a language that
-  /// writes its nouns so (German) may correct it, to a noun.
+  /// writes its nouns so (German) may correct it, to a noun. `previous`:
+  /// the word before it in its sentence, in lowercase, where there is one.
   public func decide(
-    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
+    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, previous: [Unicode.Scalar]? = nil
   ) -> [Unicode.Scalar]? {
-    if case .corrected(let correction) = verdict(word, neighbours: neighbours, nounsOnly: nounsOnly) {
+    if case .corrected(let correction) = verdict(
+      word, neighbours: neighbours, nounsOnly: nounsOnly, previous: previous)
+    {
       return correction
     }
     return nil
@@ -37,10 +40,10 @@ public final class Spelling: @unchecked Sendable {
     case unsure
   }
 
-  /// ``decide(_:neighbours:nounsOnly:)``, saying whether a word left alone
-  /// is known: one look in the dictionaries either way.
+  /// ``decide(_:neighbours:nounsOnly:previous:)``, saying whether a word
+  /// left alone is known: one look in the dictionaries either way.
   public func verdict(
-    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false
+    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, previous: [Unicode.Scalar]? = nil
   ) -> Verdict {
     var folded: [Unicode.Scalar] = []
     folded.reserveCapacity(word.count)
@@ -54,7 +57,8 @@ public final class Spelling: @unchecked Sendable {
       return nounsOnly ? .known : corrector.contraction(of: folded, known: true).map(Verdict.corrected) ?? .known
     }
     guard !isProgramName(folded) else { return .known }
-    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly).map(Verdict.corrected)
+    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly, previous: previous)
+      .map(Verdict.corrected)
       ?? .unsure
   }
 

@@ -31,6 +31,13 @@ public final class SpellingLanguage: @unchecked Sendable {
   let common: CommonWords?
   /// Why the language's frequency list is not in use, with its path.
   public let frequencyProblem: String?
+  /// How much likelier a word is right after another than anywhere, for
+  /// the pairs a list has (scripts/wordpairs-convert; English's): ten
+  /// times the log10 of the ratio, by the hash of "first second". Nil: no
+  /// list of pairs.
+  let pairs: WordIndex<UInt32>?
+  /// Why the language's list of word pairs is not in use, with its path.
+  public let pairsProblem: String?
   /// Whether the language writes its nouns with a capital (German,
   /// Luxembourgish): a capital in mid-sentence may be a noun's, not a name's.
   public var capitalizesNouns: Bool { name.hasPrefix("de") || name.hasPrefix("lb") }
@@ -70,14 +77,16 @@ public final class SpellingLanguage: @unchecked Sendable {
 
   /// Builds `name` from its `.aff` and `.dic` files' bytes, with
   /// `checker` (libhunspell over the same files) made once they parsed,
-  /// and the language's frequency list (scripts/wordfreq-convert): nil
-  /// where none is used, else the file or why it could not be read. A
-  /// dictionary file that does not parse is an error naming it; a
-  /// frequency file that does not is ``frequencyProblem``, and the
-  /// language corrects without it.
+  /// and the language's frequency list (scripts/wordfreq-convert) and
+  /// word pairs (scripts/wordpairs-convert): nil where none is used, else
+  /// the file or why it could not be read. A dictionary file that does not
+  /// parse is an error naming it; a frequency or word-pair file that does
+  /// not is ``frequencyProblem`` or ``pairsProblem``, and the language
+  /// corrects without it.
   public init(
     name: String, affixes affixFile: SpellingFile, dictionary dictionaryFile: SpellingFile,
     frequencies frequencyFile: Result<SpellingFile, SpellingError>?,
+    pairs pairsFile: Result<SpellingFile, SpellingError>? = nil,
     checker makeChecker: () throws(SpellingError) -> any WordChecker
   ) throws(SpellingError) {
     let affixes = try AffixFile(text: affixFile.text(), path: affixFile.path)
@@ -90,7 +99,7 @@ public final class SpellingLanguage: @unchecked Sendable {
     letterClasses = letters.map(trigrams.letterClass)
     if let frequencyFile {
       do throws(SpellingError) {
-        let (list, text) = try Self.frequencies(in: frequencyFile.get())
+        let (list, text) = try WordListFile.frequencies(in: frequencyFile.get())
         frequencies = list
         common = Self.commonWords(text, forms: forms, list: list, letters: letters, trigrams: trigrams)
         frequencyProblem = nil
@@ -104,7 +113,15 @@ public final class SpellingLanguage: @unchecked Sendable {
       common = nil
       frequencyProblem = nil
     }
-    indexBytes = forms.memoryBytes + (frequencies?.memoryBytes ?? 0) + (common?.memoryBytes ?? 0)
+    do throws(SpellingError) {
+      pairs = try pairsFile.map { file throws(SpellingError) in try WordListFile.pairs(in: file.get()) }
+      pairsProblem = nil
+    } catch {
+      pairs = nil
+      pairsProblem = "\(error)"
+    }
+    indexBytes =
+      forms.memoryBytes + (frequencies?.memoryBytes ?? 0) + (common?.memoryBytes ?? 0) + (pairs?.memoryBytes ?? 0)
     self.name = name
     var capitals: [Unicode.Scalar: Unicode.Scalar] = [:]
     for letter in letters {
@@ -256,34 +273,18 @@ public final class SpellingLanguage: @unchecked Sendable {
     return rarity(hash: hash)
   }
 
-  /// A frequency file of scripts/wordfreq-convert: "vkbdfreq", its version
-  /// (2) and count, the words' hashes, their rarities, then the common
-  /// words' text (its size, then a word a line).
-  private static func frequencies(in file: SpellingFile) throws(SpellingError) -> (WordIndex<UInt32>, common: String) {
-    let (bytes, path) = (file.bytes, file.path)
-    func word(at offset: Int, _ size: Int) -> UInt64 {
-      (0..<size).reduce(0) { $0 | UInt64(bytes[offset + $1]) << (8 * $1) }
-    }
-    guard bytes.count >= 16, bytes[..<8].elementsEqual("vkbdfreq".utf8) else {
-      throw SpellingError(path: path, reason: "not a frequency file of vkbd")
-    }
-    guard word(at: 8, 4) == 2 else {
-      throw SpellingError(path: path, reason: "version \(word(at: 8, 4)) of the format, where vkbd reads 2")
-    }
-    let count = Int(word(at: 12, 4))
-    let textStart = 16 + count * 9 + 4
-    guard bytes.count >= textStart, bytes.count == textStart + Int(word(at: textStart - 4, 4)) else {
-      throw SpellingError(
-        path: path, reason: "\(bytes.count) bytes where \(count) words and their text take \(textStart) and more")
-    }
-    guard let text = String(validating: bytes[textStart...], as: UTF8.self) else {
-      throw SpellingError(path: path, reason: "its common words are not UTF-8")
-    }
-    var hashes = [UInt64](repeating: 0, count: count)
-    for index in 0..<count { hashes[index] = word(at: 16 + 8 * index, 8) & ~1 }
-    let index = WordIndex<UInt32>(
-      hashes: hashes, values: Array(bytes[(16 + 8 * count)..<(textStart - 4)]), valueBits: 8)
-    return (index, text)
+  /// How much likelier `word` (its first letter taken in lowercase) is
+  /// right after `previous` (in lowercase) than anywhere: ``pairs``' value,
+  /// 0 for a pair the list does not have.
+  func association(of previous: [Unicode.Scalar], with word: [Unicode.Scalar]) -> UInt8 {
+    guard let pairs, let first = word.first else { return 0 }
+    var hash = FNV1a.seed
+    for scalar in previous { hash = (hash ^ UInt64(scalar.value)) &* FNV1a.prime }
+    hash = (hash ^ UInt64(Unicode.Scalar(" ").value)) &* FNV1a.prime
+    let lower = first.properties.lowercaseMapping.unicodeScalars
+    hash = (hash ^ UInt64((lower.count == 1 ? lower.first! : first).value)) &* FNV1a.prime
+    for scalar in word.dropFirst() { hash = (hash ^ UInt64(scalar.value)) &* FNV1a.prime }
+    return pairs.value(hash: hash & ~1) ?? 0
   }
 
   /// The trie of the list's common words (`text`, a word a line) that

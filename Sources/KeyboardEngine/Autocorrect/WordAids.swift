@@ -143,7 +143,8 @@ final class WordAids {
     if neighbours?.layout != ObjectIdentifier(host.layout) || neighbours?.group != group {
       neighbours = (ObjectIdentifier(host.layout), group, KeyNeighbours(layout: host.layout, group: group))
     }
-    let verdict = spelling.verdict(word, neighbours: neighbours!.keys, nounsOnly: nounsOnly)
+    let verdict = spelling.verdict(
+      word, neighbours: neighbours!.keys, nounsOnly: nounsOnly, previous: Self.previousWord(text, before: length))
     guard case .corrected(var corrected) = verdict else {
       // A word no dictionary knows and no correction beats: the user's,
       // if they keep it (lowercase only: a capital may be a name's).
@@ -169,21 +170,40 @@ final class WordAids {
   static func followsCommand(
     _ text: TextModel, before offset: Int, spelling: Spelling, programs: Set<String> = []
   ) -> Bool {
-    var index = offset
-    while index < text.count, text[fromEnd: index].properties.isWhitespace {
-      if text[fromEnd: index] == "\n" { return false }
-      index += 1
-    }
-    var previous: [Unicode.Scalar] = []
-    while index < text.count, !text[fromEnd: index].properties.isWhitespace, previous.count <= longestToken {
-      previous.append(text[fromEnd: index])
-      index += 1
-    }
-    guard let first = previous.last else { return false }
+    guard let (previous, _) = token(before: offset, in: text), let first = previous.last else { return false }
     if first == "-" || previous.contains(where: { "/=$_`|".unicodeScalars.contains($0) }) { return true }
     let letters = previous.reversed().map { $0.properties.lowercaseMapping.unicodeScalars.first ?? $0 }
     return letters.allSatisfy { $0.properties.isAlphabetic }
       && (spelling.isTechnical(letters) || programs.contains(String(String.UnicodeScalarView(letters))))
+  }
+
+  /// The token before the last `offset` characters and the blanks before
+  /// them, newest first (at most ``longestToken`` and one), and whether
+  /// the model holds all of it; nil where a line starts between.
+  static func token(before offset: Int, in text: TextModel) -> ([Unicode.Scalar], whole: Bool)? {
+    var index = offset
+    while index < text.count, text[fromEnd: index].properties.isWhitespace {
+      if text[fromEnd: index] == "\n" { return nil }
+      index += 1
+    }
+    var token: [Unicode.Scalar] = []
+    while index < text.count, !text[fromEnd: index].properties.isWhitespace, token.count <= longestToken {
+      token.append(text[fromEnd: index])
+      index += 1
+    }
+    let whole = index < text.count ? text[fromEnd: index].properties.isWhitespace : text.isFieldStart
+    return (token, whole && token.count <= longestToken)
+  }
+
+  /// The word before the last `offset` characters in the same sentence,
+  /// in lowercase: letters alone, all of it in the model, with no mark
+  /// after it that ends a clause; nil where there is none.
+  static func previousWord(_ text: TextModel, before offset: Int) -> [Unicode.Scalar]? {
+    guard let (token, whole) = token(before: offset, in: text), whole, let last = token.first,
+      last.properties.isAlphabetic
+    else { return nil }
+    guard let word = core(of: token.reversed()) else { return nil }
+    return word.map { $0.properties.lowercaseMapping.unicodeScalars.first ?? $0 }
   }
 
   static let opening: Set<Unicode.Scalar> = ["(", "[", "{", "\"", "'", "“", "‘", "«", "„", "‚", "¿", "¡"]

@@ -82,6 +82,9 @@ enum Dictionaries {
         if let problem = language.frequencyProblem {
           problems.append("\(problem): \(name) corrects without word frequencies")
         }
+        if let problem = language.pairsProblem {
+          problems.append("\(problem): \(name) corrects without the word before")
+        }
         if language.isTruncated {
           problems.append(
             "\(directory)/\(name).dic: more than \(language.formCount) word forms: the rest are not corrected to")
