@@ -305,7 +305,7 @@ install: $(if $(filter release,$(CONFIGURATION)),release) desktop
 		$(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
 	$(BIN)/vkbd config --print-default > $(DESTDIR)$(DATADIR)/vkbd/config.yaml
 	install -d $(DESTDIR)$(DATADIR)/vkbd/wordfreq
-	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/*.pairs $(FREQUENCIES)/README $(FREQUENCIES)/README.pairs \
+	install -m 0644 $(FREQUENCIES)/*.freq $(FREQUENCIES)/*.pairs $(FREQUENCIES)/README $(FREQUENCIES)/README.wordpairs \
 		$(DESTDIR)$(DATADIR)/vkbd/wordfreq/
 	for program in vkbd vkbd-agent; do \
 		$(BIN)/$$program --generate-completion-script bash | sed '1{/^#!/d}' > $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program && \
@@ -324,7 +324,7 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/extension.js \
 		$(DESTDIR)$(DATADIR)/gnome-shell/extensions/$(GNOME_EXTENSION_UUID)/metadata.json
 	rm -f $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.freq $(DESTDIR)$(DATADIR)/vkbd/wordfreq/*.pairs \
-		$(DESTDIR)$(DATADIR)/vkbd/wordfreq/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/README.pairs
+		$(DESTDIR)$(DATADIR)/vkbd/wordfreq/README $(DESTDIR)$(DATADIR)/vkbd/wordfreq/README.wordpairs
 	for program in vkbd vkbd-agent; do \
 		rm -f $(DESTDIR)$(DATADIR)/bash-completion/completions/$$program $(DESTDIR)$(DATADIR)/zsh/site-functions/_$$program \
 			$(DESTDIR)$(DATADIR)/fish/vendor_completions.d/$$program.fish; \
