@@ -318,6 +318,14 @@ import Testing
     #expect(result == "So he's sure that's it, not family ")
   }
 
+  /// A noun typed with its capital pays nothing for it, and a word as
+  /// the dictionary's list of misspellings writes it is corrected where as
+  /// common as the word typed (issue 39).
+  @Test func aGermanNounsTypedCapitalAndTheDictionarysMisspellingsCostNothingMore() throws {
+    let result = try Self.typed("wir zahlen die Reperatur und das Entgeld ", spelling: Self.german, layout: "de")
+    #expect(result == "Wir zahlen die Reparatur und das Entgelt ")
+  }
+
   @Test func germanCorrectsNounsInMidSentenceWithTheirCapital() throws {
     let result = try Self.typed("ich habe keien Hasu ", spelling: Self.german, layout: "de")
     #expect(result == "Ich habe keine Haus ")

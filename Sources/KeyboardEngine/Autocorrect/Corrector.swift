@@ -113,8 +113,11 @@ struct Corrector {
     /// A space missed between two words, which cost this much more.
     case missedSpace(Double)
 
-    /// The typed word in the dictionary's letters, accents or capital.
-    var isSpelling: Bool { self == .none || self == .transliterated || self == .accent || self == .accents }
+    /// The typed word in the dictionary's letters, accents or capital, or
+    /// as its list of misspellings writes it.
+    var isSpelling: Bool {
+      self == .none || self == .transliterated || self == .accent || self == .accents || self == .listed
+    }
 
     /// Two words (whose halves a dictionary confirmed already).
     var isMissedSpace: Bool {
@@ -171,9 +174,10 @@ struct Corrector {
     guard let best else { return nil }
     // A word people write (the list has it) stays unless the correction is
     // commoner by more than its slip costs, or is the same word in the
-    // dictionary's letters, accents or capital and at least as common: the
-    // list has the Swiss `strasse` (a German dictionary writes `Straße`),
-    // `connait` without its accent, and `wasser` for the noun `Wasser`.
+    // dictionary's letters, accents or capital, or its list of misspellings'
+    // word, and at least as common: the list has the Swiss `strasse` (a
+    // German dictionary writes `Straße`), `connait` without its accent,
+    // `wasser` for the noun `Wasser`, and `Entgeld` where its REP writes `Entgelt`.
     // (Two words run together have their own rule: ``splits(of:)``.)
     if !best.slip.isMissedSpace, let typedRarity = rarity(of: typed), typedRarity < SpellingLanguage.unlisted {
       let bestRarity = best.rarity ?? SpellingLanguage.unlisted
@@ -306,6 +310,8 @@ struct Corrector {
         search.run()
       }
       for var candidate in search.found where !nounsOnly || candidate.capital {
+        // A noun's capital costs nothing where the user typed it.
+        if nounsOnly { candidate.capital = false }
         candidate.rarity = language.rarity(of: candidate.word)
         candidate.cost = costs.of(candidate)
         if let previous {
