@@ -78,6 +78,20 @@ struct AffixFile {
   /// Letters alike (`MAP aàâä`): each group's lowercase letters. A group's
   /// sequences of several letters (`(ss)ß`) are left out.
   var alike: [[Unicode.Scalar]] = []
+  /// Whether the file says nothing of which words are spelled right but
+  /// what vkbd reads of it: its affixes and the words that need one. Then
+  /// the forms vkbd lists are every word libhunspell accepts (a word with
+  /// its first letter in capital as well), and vkbd's own index can stand
+  /// for libhunspell. Russian's is so: suffixes alone. A file that
+  /// compounds words, converts or ignores letters, keeps cases or forbids
+  /// words is not.
+  private(set) var isReadWhole = true
+  /// The keywords that either say nothing of spelling (suggestions, names)
+  /// or that vkbd reads whole.
+  private static let readWhole: Set<Substring> = [
+    "SET", "FLAG", "AF", "PFX", "SFX", "NEEDAFFIX", "TRY", "REP", "MAP", "KEY", "PHONE", "NOSUGGEST", "MAXNGRAMSUGS",
+    "MAXDIFF", "ONLYMAXDIFF", "NOSPLITSUGS", "SUGSWITHDOTS", "WORDCHARS", "NAME", "VERSION", "HOME", "LANG",
+  ]
 
   /// Reads `text`, the file at `path`; a line it cannot read is an error
   /// with its place.
@@ -89,6 +103,7 @@ struct AffixFile {
       lineNumber += 1
       let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
       guard let keyword = fields.first, !keyword.hasPrefix("#") else { continue }
+      if isReadWhole && !Self.readWhole.contains(keyword) { isReadWhole = false }
       func fail(_ why: String) -> SpellingError { SpellingError(path: path, line: lineNumber, reason: why) }
       func flag(_ index: Int) throws(SpellingError) -> UInt32 {
         guard index < fields.count, let flag = parseFlags(fields[index]).first else {

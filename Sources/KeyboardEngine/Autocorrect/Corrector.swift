@@ -188,13 +188,13 @@ struct Corrector {
     return best.word
   }
 
-  /// The best of `found` (cheapest first) that libhunspell confirms, when
+  /// The best of `found` (cheapest first) that a dictionary confirms, when
   /// it stands out. The index may hold a form the dictionary forbids, or
   /// (rarely) a stranger with the same fingerprint. A word's other reading
   /// (`grüße`, the noun `Grüße`) is no rival: the cheaper stands for both.
   private func choose(_ found: [Candidate]) -> Candidate? {
     var confirmed: [Candidate] = []
-    for candidate in found.prefix(6) where candidate.slip.isMissedSpace || spells(candidate.word) {
+    for candidate in found.prefix(6) where candidate.slip.isMissedSpace || confirms(candidate.word) {
       if confirmed.contains(where: { Self.sameBeyondFirstCase($0.word, candidate.word) }) { continue }
       confirmed.append(candidate)
       if confirmed.count == 2 { break }
@@ -225,6 +225,10 @@ struct Corrector {
 
   /// Whether a dictionary spells `word` as written.
   func spells(_ word: some Collection<Unicode.Scalar>) -> Bool { languages.contains { $0.spells(word) } }
+
+  /// Whether a dictionary lets `word` be typed as a correction
+  /// (``SpellingLanguage/confirms(_:)``).
+  func confirms(_ word: [Unicode.Scalar]) -> Bool { languages.contains { $0.confirms(word) } }
 
   /// Whether two words differ at most in their first letter's case.
   static func sameBeyondFirstCase(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool {

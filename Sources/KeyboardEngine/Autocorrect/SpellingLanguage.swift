@@ -3,8 +3,11 @@
 /// (it knows every affixed and compound form); vkbd's own index of the
 /// dictionary's word forms (``WordIndex``) finds in a few microseconds
 /// which of a typo's hundreds of neighbours are words at all, for
-/// libhunspell to confirm. wordfreq's list of the language (converted at
-/// build time) says how common each word is in real use. The engine
+/// libhunspell to confirm. Where the `.aff` file holds nothing vkbd does
+/// not read (Russian's: suffixes alone), the index lists every word
+/// libhunspell would accept, and libhunspell is not opened: its tables
+/// are most of a language's memory. wordfreq's list of the language
+/// (converted at build time) says how common each word is in real use. The engine
 /// reads no file: the daemon reads them and opens libhunspell
 /// (HunspellFiles), and hands over their bytes and the checker.
 public final class SpellingLanguage: @unchecked Sendable {
@@ -58,7 +61,13 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// dictionary's list of misspellings gives them (German's `ss` for `ß`,
   /// `ae` for `ä`): the commonest slips of all where a keyboard lacks them.
   let transliterations: [(typed: [Unicode.Scalar], meant: Unicode.Scalar)]
-  private let checker: any WordChecker
+  /// libhunspell, where vkbd's index cannot stand for it
+  /// (``AffixFile/isReadWhole``, and the index whole): nil where it can.
+  private let checker: (any WordChecker)?
+  /// Whether libhunspell decides which words are spelled right (else
+  /// vkbd's own index of the dictionary's forms does, and a correction
+  /// must be in the frequency list too).
+  public var usesLibhunspell: Bool { checker != nil }
   /// The UTF-8 of a word for libhunspell: written in place, never allocated.
   private let buffer: UnsafeMutablePointer<CChar>
   private static let bufferSize = 512
@@ -92,7 +101,7 @@ public final class SpellingLanguage: @unchecked Sendable {
     let affixes = try AffixFile(text: affixFile.text(), path: affixFile.path)
     (forms, trigrams, isTruncated) = Self.forms(
       of: try WordForms.lines(of: dictionaryFile.text(), path: dictionaryFile.path), affixes: affixes)
-    checker = try makeChecker()
+    checker = affixes.isReadWhole && !isTruncated ? nil : try makeChecker()
     formCount = forms.count
     letters = affixes.letters
     letterVowels = letters.map(Corrector.Search.isVowel)
@@ -223,12 +232,23 @@ public final class SpellingLanguage: @unchecked Sendable {
   deinit { buffer.deallocate() }
 
   /// Whether libhunspell accepts `word` as spelled (its affixed and
-  /// compound forms included). Words past its length are not judged:
-  /// false. One call at a time: libhunspell's handle and the word buffer
-  /// are not shared safely (the daemon asks from its loop alone, tests and
-  /// `vkbd simulate` from several threads).
+  /// compound forms included), or where it is not used, whether the index
+  /// holds it (as written, or in lowercase but for its first letter).
+  /// Words past libhunspell's length are not judged: false. One call at a
+  /// time: libhunspell's handle and the word buffer are not shared safely
+  /// (the daemon asks from its loop alone, tests and `vkbd simulate` from
+  /// several threads).
   func spells(_ word: some Collection<Unicode.Scalar>) -> Bool {
-    guard word.count <= Self.maximumWordLength else { return false }
+    guard word.count <= Self.maximumWordLength, let first = word.first else { return false }
+    guard let checker else {
+      let lower = first.properties.lowercaseMapping.unicodeScalars
+      guard lower.count == 1, let initial = lower.first else { return false }
+      guard let reading = forms.value(hash: WordHash.of(CollectionOfOne(initial), then: word.dropFirst())) else {
+        return false
+      }
+      // A word in lowercase is one the dictionary has so (0, or both: 2).
+      return initial != first || reading != 1
+    }
     return lock.withLock {
       var length = 0
       for scalar in word {
@@ -244,6 +264,16 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
   }
   private let lock = Lock()
+
+  /// Whether `word` may be typed as a correction: libhunspell accepts it,
+  /// or where it is not used, the index holds it and the frequency list
+  /// too (two fingerprints of the word, where the index's alone matches a
+  /// stranger once in about ten thousand lookups).
+  func confirms(_ word: [Unicode.Scalar]) -> Bool {
+    guard spells(word) else { return false }
+    guard checker == nil, let value = rarity(of: word) else { return true }
+    return value < Self.unlisted
+  }
 
   /// Whether the index holds the word of `hash` (its first letter in
   /// lowercase): 0 as written, 1 with a capital; nil not at all. A fast,
