@@ -43,7 +43,8 @@ public final class Spelling: @unchecked Sendable {
   /// ``decide(_:neighbours:nounsOnly:previous:)``, saying whether a word
   /// left alone is known: one look in the dictionaries either way.
   public func verdict(
-    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, previous: [Unicode.Scalar]? = nil
+    _ word: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false,
+    previous: @autoclosure () -> [Unicode.Scalar]? = nil
   ) -> Verdict {
     var folded: [Unicode.Scalar] = []
     folded.reserveCapacity(word.count)
@@ -57,7 +58,8 @@ public final class Spelling: @unchecked Sendable {
       return nounsOnly ? .known : corrector.contraction(of: folded, known: true).map(Verdict.corrected) ?? .known
     }
     guard !isProgramName(folded) else { return .known }
-    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly, previous: previous)
+    // The word before is looked for only where a correction is.
+    return corrector.correction(of: folded, neighbours: neighbours, nounsOnly: nounsOnly, previous: previous())
       .map(Verdict.corrected)
       ?? .unsure
   }
