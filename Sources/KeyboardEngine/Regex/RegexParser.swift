@@ -241,13 +241,8 @@ struct RegexParser {
     let start = position - 2
     var text = ""
     if next == "{" {
-      position += 1
-      while let character = next, character != "}" {
-        text.unicodeScalars.append(character)
-        position += 1
-      }
-      guard next == "}" else { throw error("an unclosed \\p{…}", at: start) }
-      position += 1
+      guard let braced = bracedText() else { throw error("an unclosed \\p{…}", at: start) }
+      text = braced
     } else if let letter = next {
       text.unicodeScalars.append(letter)
       position += 1
@@ -265,6 +260,20 @@ struct RegexParser {
     return (name, negated)
   }
 
+  /// The text between `{` (at the position) and the next `}`, both passed;
+  /// nil, with the rest passed, where no `}` closes it.
+  private mutating func bracedText() -> String? {
+    var text = ""
+    position += 1
+    while let character = next, character != "}" {
+      text.unicodeScalars.append(character)
+      position += 1
+    }
+    guard next == "}" else { return nil }
+    position += 1
+    return text
+  }
+
   /// The character an escape stands for (after the backslash).
   private mutating func escapedCharacter(_ character: Unicode.Scalar) throws(RegexError) -> Unicode.Scalar {
     switch character {
@@ -278,12 +287,7 @@ struct RegexParser {
     case "x", "u", "U":
       var digits = ""
       if next == "{" {
-        position += 1
-        while let digit = next, digit != "}" {
-          digits.unicodeScalars.append(digit)
-          position += 1
-        }
-        position += 1
+        digits = bracedText() ?? ""
       } else {
         for _ in 0..<(character == "x" ? 2 : character == "u" ? 4 : 8) {
           guard let digit = next else { break }
