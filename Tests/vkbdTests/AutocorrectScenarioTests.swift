@@ -313,6 +313,12 @@ import Testing
     #expect(result == "We can break it. Braek it. A device here. Devive it. ")
   }
 
+  /// Two words the dictionary's list of misspellings says are run
+  /// together are split, as a phone does.
+  @Test func theDictionarysRunTogetherWordsAreSplit() throws {
+    #expect(try Self.typed("i like it alot ") == "I like it a lot ")
+  }
+
   @Test func anApostropheBeforeSIsOnlyAContractionOfTheCommonestWords() throws {
     let result = try Self.typed("so hes sure thats it, not familys ", config: "smart_punctuation: false\n")
     #expect(result == "So he's sure that's it, not family ")

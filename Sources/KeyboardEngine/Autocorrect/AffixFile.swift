@@ -75,6 +75,8 @@ struct AffixFile {
   var letters: [Unicode.Scalar] = []
   /// Common misspellings: what is typed, and what was meant.
   var replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])] = []
+  /// Common misspellings of two words as one (`REP alot a_lot`).
+  var splits: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])] = []
   /// Letters alike (`MAP aàâä`): each group's lowercase letters. A group's
   /// sequences of several letters (`(ss)ß`) are left out.
   var alike: [[Unicode.Scalar]] = []
@@ -137,6 +139,10 @@ struct AffixFile {
         let typed = Array(fields[1].unicodeScalars).filter { $0 != "^" && $0 != "$" }
         let meant = Array(fields[2].unicodeScalars).map { $0 == "_" ? " " : $0 }
         if !typed.isEmpty && !meant.contains(" ") { replacements.append((typed, meant)) }
+        // A word written as two (`alot`, `a lot`): the whole word only.
+        if !typed.isEmpty && meant.contains(" ") && fields[1].hasPrefix("^") == fields[1].hasSuffix("$") {
+          splits.append((typed, meant))
+        }
       case "MAP" where fields.count > 1 && !fields[1].allSatisfy(\.isNumber):
         var group: [Unicode.Scalar] = []
         var inParentheses = false

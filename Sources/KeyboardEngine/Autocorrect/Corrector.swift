@@ -51,6 +51,9 @@ struct Corrector {
     /// word of one letter (`a`, `i`) costs more.
     var missedSpace = 0.9
     var letterWord = 0.5
+    /// Two words run together that the dictionary's list of misspellings
+    /// names (`alot`).
+    var listedSplit = 0.5
     /// The rarest words a missed space may have run together: Zipf 5.5
     /// (once in about 3,000 words), or Zipf 6 (once in a thousand) where the
     /// list has the words run together (`ofthe`, but not `filename`).
@@ -202,14 +205,23 @@ struct Corrector {
     return costs.choose(confirmed)
   }
 
-  /// `typed` as two words a missed space ran together (`thisis` is `this
-  /// is`), at each place where both halves are common words a dictionary
-  /// spells as written: where the list has `typed` itself (people write
-  /// `filename`), only words as common as `this` and `is`.
+  /// `typed` as two words a missed space ran together: as its dictionary's
+  /// list of misspellings writes it (`alot` is `a lot`), and (`thisis` is
+  /// `this is`) at each place where both halves are common words a
+  /// dictionary spells as written: where the list has `typed` itself
+  /// (people write `filename`), only words as common as `this` and `is`.
   func splits(of typed: [Unicode.Scalar]) -> [Candidate] {
-    guard typed.count >= 3, let typedRarity = rarity(of: typed) else { return [] }
-    let limit = typedRarity < SpellingLanguage.unlisted ? costs.splitListedRarity : costs.splitRarity
+    // The dictionary's own: `alot` is `a lot`.
     var found: [Candidate] = []
+    for language in languages {
+      for (written, meant) in language.splits where written == typed {
+        var candidate = Candidate(word: meant, slip: .missedSpace(costs.listedSplit - costs.missedSpace))
+        candidate.cost = costs.of(candidate)
+        found.append(candidate)
+      }
+    }
+    guard typed.count >= 3, let typedRarity = rarity(of: typed) else { return found }
+    let limit = typedRarity < SpellingLanguage.unlisted ? costs.splitListedRarity : costs.splitRarity
     for at in 1..<(typed.count - 1) {
       guard let leftRarity = rarity(of: typed[..<at]), leftRarity <= limit,
         let rightRarity = rarity(of: typed[at...]), rightRarity <= limit, spells(typed[..<at]), spells(typed[at...])

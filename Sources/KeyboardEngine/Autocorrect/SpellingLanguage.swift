@@ -52,6 +52,9 @@ public final class SpellingLanguage: @unchecked Sendable {
   let letterVowels: [Bool]
   let letterClasses: [LetterTrigrams.Class]
   let replacements: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
+  /// Two words its dictionary's list of misspellings says are written as
+  /// one (`alot` for `a lot`).
+  let splits: [(typed: [Unicode.Scalar], meant: [Unicode.Scalar])]
   /// For each letter, the others that are the same letter with another
   /// accent or none (`e`, `é`, `è`, `ê`; `е`, `ё`), or that the
   /// dictionary's `MAP` takes for it: typed for one another more often
@@ -139,6 +142,7 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
     self.capitals = capitals
     replacements = affixes.replacements
+    splits = affixes.splits
     accentMates = Self.accentMates(of: letters, alike: affixes.alike)
     transliterations = affixes.replacements.compactMap { typed, meant in
       guard meant.count == 1, let letter = meant.first, Self.spellings[letter]?.elementsEqual(typed) == true else {
