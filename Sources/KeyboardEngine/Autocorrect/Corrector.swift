@@ -7,8 +7,10 @@
 /// it stands clearly above the next.
 struct Corrector {
   /// What each kind of slip costs; a correction costs the sum of its slip
-  /// and how rare its word is. (Tuned on the codespell misspellings at
-  /// every 7th place of its list; README gives the figures on others.)
+  /// and how rare its word is. (Tuned on the tuning parts of `make
+  /// quality`'s sets: codespell's pairs at every 7th place, a third of the
+  /// words of the other lists; docs/performance.md gives the figures on
+  /// the rest.)
   struct Costs {
     var swapped = 0.45
     var moved = 1.2  // a letter typed two places early or late: knna for kann

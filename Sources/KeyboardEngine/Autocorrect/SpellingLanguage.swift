@@ -271,8 +271,8 @@ public final class SpellingLanguage: @unchecked Sendable {
 
   /// Whether `word` may be typed as a correction: libhunspell accepts it,
   /// or where it is not used, the index holds it and the frequency list
-  /// too (two fingerprints of the word, where the index's alone matches a
-  /// stranger once in about ten thousand lookups).
+  /// too, where there is one (two fingerprints of the word, where the
+  /// index's alone matches a stranger once in about ten thousand lookups).
   func confirms(_ word: [Unicode.Scalar]) -> Bool {
     guard spells(word) else { return false }
     guard checker == nil, let value = rarity(of: word) else { return true }
