@@ -170,11 +170,13 @@ struct Corrector {
       near += splits(of: typed)
       near.sort { $0.cost < $1.cost }
     }
-    var best = choose(near)
+    var asked: [(word: [Unicode.Scalar], confirmed: Bool)] = []
+    asked.reserveCapacity(12)
+    var best = choose(near, asked: &asked)
     // Only where one slip finds nothing cheap that stands out are two looked for.
     if best.map({ $0.cost > costs.farFrom }) ?? true {
       let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, twoSlips: true, previous: previous)
-      if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }) }
+      if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }, asked: &asked) }
     }
     guard let best else { return nil }
     // A word people write (the list has it) stays unless the correction is
@@ -197,9 +199,20 @@ struct Corrector {
   /// it stands out. The index may hold a form the dictionary forbids, or
   /// (rarely) a stranger with the same fingerprint. A word's other reading
   /// (`grüße`, the noun `Grüße`) is no rival: the cheaper stands for both.
-  private func choose(_ found: [Candidate]) -> Candidate? {
+  /// `asked`: the words a dictionary was asked of already, and its answers
+  /// (libhunspell's check of a long compound takes tens of microseconds).
+  private func choose(_ found: [Candidate], asked: inout [(word: [Unicode.Scalar], confirmed: Bool)]) -> Candidate? {
     var confirmed: [Candidate] = []
-    for candidate in found.prefix(6) where candidate.slip.isMissedSpace || confirms(candidate.word) {
+    for candidate in found.prefix(6) {
+      if !candidate.slip.isMissedSpace {
+        if let answer = asked.first(where: { $0.word == candidate.word }) {
+          guard answer.confirmed else { continue }
+        } else {
+          let answer = confirms(candidate.word)
+          asked.append((candidate.word, answer))
+          guard answer else { continue }
+        }
+      }
       if confirmed.contains(where: { Self.sameBeyondFirstCase($0.word, candidate.word) }) { continue }
       confirmed.append(candidate)
       if confirmed.count == 2 { break }

@@ -20,6 +20,10 @@ extension Corrector {
     /// class) each lookup would retain and release them.
     let forms: WordIndex<UInt16>
     let trigrams: LetterTrigrams
+    /// The hash of each of the typed word's beginnings (``WordHash``
+    /// before its last step): a slip's word is hashed from where it
+    /// leaves the typed letters, and spelled out only when the index has it.
+    let beginnings: [UInt64]
 
     init(typed: [Unicode.Scalar], language: SpellingLanguage, neighbours: KeyNeighbours) {
       self.typed = typed
@@ -34,6 +38,22 @@ extension Corrector {
       typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
       forms = language.forms
       trigrams = language.trigrams
+      var beginnings = [FNV1a.seed]
+      beginnings.reserveCapacity(typed.count + 1)
+      for scalar in typed { beginnings.append(WordHash.step(beginnings[beginnings.count - 1], scalar)) }
+      self.beginnings = beginnings
+    }
+
+    /// The hash of the typed letters before `start`, then `first` and
+    /// `second` where given, then the typed letters from `resume` on.
+    func hash(
+      keeping start: Int, then first: Unicode.Scalar? = nil, _ second: Unicode.Scalar? = nil, resumingAt resume: Int
+    ) -> UInt64 {
+      var hash = beginnings[start]
+      if let first { hash = WordHash.step(hash, first) }
+      if let second { hash = WordHash.step(hash, second) }
+      for index in resume..<typed.count { hash = WordHash.step(hash, typed[index]) }
+      return hash & ~1
     }
 
     /// The class of the typed letter at `index`: an edge before or after.
@@ -78,9 +98,29 @@ extension Corrector {
     /// both (German's `grüße` and the noun `Grüße`).
     mutating func consider(_ slip: Slip) {
       guard let form = forms.value(hash: WordHash.of(scratch)) else { return }
-      if form != 1 { found.append(Candidate(word: scratch, slip: slip)) }
-      if form != 0, let capital = language.capitals[scratch[0]] {
-        var word = scratch
+      add(scratch, form: form, slip: slip)
+    }
+
+    /// Looks up the word of `hash`; where the index has it, `spell` writes
+    /// it into `scratch`, which is then considered.
+    mutating func consider(hash: UInt64, _ slip: Slip, spell: (inout [Unicode.Scalar]) -> Void) {
+      guard let form = forms.value(hash: hash) else { return }
+      consider(form: form, slip, spell: spell)
+    }
+
+    /// Considers the word `spell` writes into `scratch`, which the index
+    /// has as `form`.
+    mutating func consider(form: UInt8, _ slip: Slip, spell: (inout [Unicode.Scalar]) -> Void) {
+      reset()
+      spell(&scratch)
+      add(scratch, form: form, slip: slip)
+    }
+
+    /// `word` as the index has it (`form`): as written, or with a capital, or both.
+    private mutating func add(_ word: [Unicode.Scalar], form: UInt8, slip: Slip) {
+      if form != 1 { found.append(Candidate(word: word, slip: slip)) }
+      if form != 0, let capital = language.capitals[word[0]] {
+        var word = word
         word[0] = capital
         found.append(Candidate(word: word, slip: slip, capital: true))
       }
@@ -95,9 +135,9 @@ extension Corrector {
       for index in 0..<count {
         // Swapped with the next letter.
         if index + 1 < count && word[index] != word[index + 1] {
-          reset()
-          scratch.swapAt(index, index + 1)
-          consider(.swapped)
+          consider(hash: hash(keeping: index, then: word[index + 1], word[index], resumingAt: index + 2), .swapped) {
+            $0.swapAt(index, index + 1)
+          }
         }
         // Typed two places early or late: `knna` for `kann`.
         for place in stride(from: index - 2, through: index + 2, by: 4)
@@ -108,8 +148,6 @@ extension Corrector {
         }
         // One letter too many.
         if count > 1 {
-          reset()
-          scratch.remove(at: index)
           let letter = word[index]
           let slip: Slip =
             (index > 0 && word[index - 1] == letter) || (index + 1 < count && word[index + 1] == letter)
@@ -117,30 +155,28 @@ extension Corrector {
             : (index > 0 && KeyNeighbours.touch(typedPlaces[index - 1], typedPlaces[index]))
               || (index + 1 < count && KeyNeighbours.touch(typedPlaces[index + 1], typedPlaces[index]))
               ? .extraNeighbour : .extra
-          consider(slip)
+          consider(hash: hash(keeping: index, resumingAt: index + 1), slip) { $0.remove(at: index) }
         }
         // Another letter in its place.
-        reset()
         for (letterIndex, letter) in language.letters.enumerated() where letter != word[index] {
           guard mayHave(language.letterClasses[letterIndex], before: index, resumingAt: index + 1) else { continue }
-          scratch[index] = letter
+          guard let form = forms.value(hash: hash(keeping: index, then: letter, resumingAt: index + 1)) else { continue }
           let slip: Slip =
             typedMates[index].contains(UInt8(letterIndex))
             ? .accent
             : KeyNeighbours.touch(typedPlaces[index], letterPlaces[letterIndex])
               ? .neighbourKey : language.letterVowels[letterIndex] && typedVowels[index] ? .vowel : .otherKey
-          consider(slip)
+          consider(form: form, slip) { $0[index] = letter }
         }
       }
       // A letter missing.
       for index in 0...count {
-        reset()
-        scratch.insert(language.letters.first ?? "a", at: index)
         for (letterIndex, letter) in language.letters.enumerated() {
           guard mayHave(language.letterClasses[letterIndex], before: index, resumingAt: index) else { continue }
-          scratch[index] = letter
           let doubled = (index > 0 && word[index - 1] == letter) || (index < count && word[index] == letter)
-          consider(doubled ? .doubled : .missing)
+          consider(hash: hash(keeping: index, then: letter, resumingAt: index), doubled ? .doubled : .missing) {
+            $0.insert(letter, at: index)
+          }
         }
       }
       transliterate()
@@ -202,8 +238,12 @@ extension Corrector {
           second.insert(UInt8(letter))
         }
       }
+      // What a word of the commonest (which costs nothing for its rarity) would cost.
+      let cheapest = costs.of(Candidate(word: [], slip: .two(0)))
       common.searchTwoSlips(typedLetters, second: second, scratch: &walk) { word, reading in
-        let slip = Slip.two(slips(typed: typedLetters, meant: word, costs: costs, table: &table))
+        let both = slips(typed: typedLetters, meant: word, costs: costs, table: &table)
+        guard cheapest + both <= unlikely else { return }
+        let slip = Slip.two(both)
         scratch.removeAll(keepingCapacity: true)
         for letter in word { scratch.append(language.letters[Int(letter)]) }
         let rarity = language.rarity(of: scratch)

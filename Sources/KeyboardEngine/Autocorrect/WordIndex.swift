@@ -106,8 +106,12 @@ enum WordHash {
   /// The hash of `first` followed by `second`, as if they were one word.
   static func of(_ first: some Collection<Unicode.Scalar>, then second: some Collection<Unicode.Scalar>) -> UInt64 {
     var hash = FNV1a.seed
-    for scalar in first { hash = (hash ^ UInt64(scalar.value)) &* FNV1a.prime }
-    for scalar in second { hash = (hash ^ UInt64(scalar.value)) &* FNV1a.prime }
+    for scalar in first { hash = step(hash, scalar) }
+    for scalar in second { hash = step(hash, scalar) }
     return hash & ~1
   }
+
+  /// The hash of a word's beginning, one letter further.
+  @inline(__always)
+  static func step(_ hash: UInt64, _ scalar: Unicode.Scalar) -> UInt64 { (hash ^ UInt64(scalar.value)) &* FNV1a.prime }
 }
