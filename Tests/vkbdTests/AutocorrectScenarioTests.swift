@@ -51,6 +51,8 @@ import Testing
     "run ls --wrold ", "call wrold.hte() ", "x = wrold_hte ",
     // A word of one letter, or longer than 32.
     "q " + String(repeating: "wrold", count: 7) + " ",
+    // A word its apostrophe ends: an elision written on purpose.
+    "talkin' about it, goin' home ",
   ])
   func leavesAlone(typed: String) throws {
     let result = try Self.typed(typed, config: "smart_punctuation: false\n")
@@ -315,6 +317,11 @@ import Testing
 
   /// Two words the dictionary's list of misspellings says are run
   /// together are split, as a phone does.
+  @Test func aWordInSingleQuotesIsCorrected() throws {
+    #expect(try Self.typed("she said 'wrold' ", config: "smart_punctuation: false\n") == "She said 'world' ")
+    #expect(try Self.typed("she said 'wrold' ") == "She said ‘world’ ")
+  }
+
   @Test func theDictionarysRunTogetherWordsAreSplit() throws {
     #expect(try Self.typed("i like it alot ") == "I like it a lot ")
   }

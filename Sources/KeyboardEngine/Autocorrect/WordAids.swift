@@ -118,6 +118,13 @@ final class WordAids {
     let range = Self.coreRange(of: token)
     guard !range.isEmpty else { return nil }
     let word = Array(token[range])
+    // A word its apostrophe ends (`talkin'`, `goin'`) is written so on
+    // purpose, where no quote opened it (`'wrold'` is corrected).
+    if let after = token[range.upperBound...].first, after == "'" || after == "’",
+      !token[..<range.lowerBound].contains(where: { $0 == "'" || $0 == "‘" })
+    {
+      return nil
+    }
     let folded = String(String.UnicodeScalarView(word)).lowercased()
     guard !learned.contains(folded), !ownWords.contains(folded), !programs.contains(folded) else { return nil }
     let punctuated = { (corrected: [Unicode.Scalar]) in
