@@ -4,6 +4,7 @@ VM's harness): each check is printed as it is made, `  ok   what` or
 and an exit status. A check that is a function of asserts (the VM's
 tests) is made with `run`."""
 
+import contextlib
 import time
 import traceback
 
@@ -21,6 +22,16 @@ class Checks:
         else:
             self.failures.append(what)
         return condition
+
+    @contextlib.contextmanager
+    def asserting(self, *errors):
+        """A block of asserts: the first that fails, or one of `errors` (a
+        window's pipe that broke), is a failed check with its message, and
+        ends the block."""
+        try:
+            yield
+        except (AssertionError, *errors) as error:
+            self(False, str(error))
 
     def run(self, name, function):
         """Calls `function`, which asserts: a check named `name` with its

@@ -6,6 +6,7 @@ say of it; how a test drives such a window, hears the agent's reports
 import json
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -88,19 +89,17 @@ def check_browsers(where, work, display, env, reports, log, check, give_focus=la
     for name, argv, extra in browsers(work, display):
         browser = subprocess.Popen(argv, env=dict(env, **extra), stdout=log, stderr=log)
         try:
-            deadline = time.time() + 60
-            while True:
-                message = reports.next(1, lambda message: message.get("type") == "focus")
-                if message is not None and "vkbd browser fields" in (message.get("title") or ""):
-                    break
-                assert time.time() < deadline, "%s %s: its window did not get the focus" % (name, where)
-                give_focus()
-            check_browser("%s %s" % (name, where), reports, check)
-        except AssertionError as error:
-            check(False, str(error))
+            with check.asserting():
+                deadline = time.time() + 60
+                while True:
+                    message = reports.next(1, lambda message: message.get("type") == "focus")
+                    if message is not None and "vkbd browser fields" in (message.get("title") or ""):
+                        break
+                    assert time.time() < deadline, "%s %s: its window did not get the focus" % (name, where)
+                    give_focus()
+                check_browser("%s %s" % (name, where), reports, check)
         finally:
-            browser.terminate()
-            browser.wait(timeout=30)
+            stop(browser)
 
 
 def browser_fields(reports, timeout):
@@ -181,6 +180,24 @@ def check_browser(name, reports, check, timeout=90):
                        for m in seen)
             check(safe, "%s: the %s is never reported with another field's role or text%s" % (
                 name, field, "" if safe else " (reports: %r)" % summary))
+
+
+def stop(*processes):
+    """Ends each process a test started (None: one it did not get to) and
+    waits for it: a session (a process that leads its own group) with
+    every process in it."""
+    for process in processes:
+        if process is None:
+            continue
+        try:
+            leads_group = os.getpgid(process.pid) == process.pid
+        except ProcessLookupError:
+            leads_group = False
+        if leads_group:
+            os.killpg(process.pid, signal.SIGTERM)
+        else:
+            process.terminate()
+        process.wait(timeout=30)
 
 
 def session_bus_of(pid):

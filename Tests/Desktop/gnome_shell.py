@@ -32,7 +32,8 @@ import tempfile
 import time
 import zlib
 
-from desktop import FIELDS, Checks, FieldsWindow, StandIn, check_browsers, describe, matching, session_bus_of
+from desktop import (FIELDS, Checks, FieldsWindow, StandIn, check_browsers, describe, matching, session_bus_of,
+                     stop)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -206,30 +207,29 @@ def check_fields(version, shell_env, remote, stand_in, check):
 
     app = None
     try:
-        app = FieldsWindow("GTK " + version, ["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), version],
-                           dict(shell_env, GDK_BACKEND="wayland"),
-                           open(os.path.join(OUTPUT, "gtk%s.log" % version), "w"))
-        # Mutter gives a new window no focus without a user's action. The
-        # window is maximized: a click in the middle of the screen (where
-        # the pointer is) lands on it, or on it in the overview, which the
-        # shell shows when the last window closes; either gives it the focus.
-        drain(2)
-        for attempt in range(5):
-            if focused[0] == "vkbd fields, GTK " + version and not overview_shown():
-                break
-            remote_says("button 272")
+        with check.asserting(BrokenPipeError):
+            app = FieldsWindow("GTK " + version, ["/usr/bin/python3", os.path.join(HERE, "fields_app.py"), version],
+                               dict(shell_env, GDK_BACKEND="wayland"),
+                               open(os.path.join(OUTPUT, "gtk%s.log" % version), "w"))
+            # Mutter gives a new window no focus without a user's action. The
+            # window is maximized: a click in the middle of the screen (where
+            # the pointer is) lands on it, or on it in the overview, which the
+            # shell shows when the last window closes; either gives it the focus.
             drain(2)
-        assert focused[0] == "vkbd fields, GTK " + version, "the GTK %s window did not get the focus" % version
-        time.sleep(1)
-        for name, roles, before in FIELDS:
-            app.command("focus " + name)
-            expect(describe(name, roles, before), roles, before)
-            if name == "entry":
-                type_keys([57, 21, 24, 22])  # " you" on the us layout
-                expect("typing in the entry is reported", roles, before + " you")
-        app.command("quit")
-    except (AssertionError, BrokenPipeError) as error:
-        check(False, str(error))
+            for attempt in range(5):
+                if focused[0] == "vkbd fields, GTK " + version and not overview_shown():
+                    break
+                remote_says("button 272")
+                drain(2)
+            assert focused[0] == "vkbd fields, GTK " + version, "the GTK %s window did not get the focus" % version
+            time.sleep(1)
+            for name, roles, before in FIELDS:
+                app.command("focus " + name)
+                expect(describe(name, roles, before), roles, before)
+                if name == "entry":
+                    type_keys([57, 21, 24, 22])  # " you" on the us layout
+                    expect("typing in the entry is reported", roles, before + " you")
+            app.command("quit")
     finally:
         if app is not None:
             app.close()
@@ -265,100 +265,94 @@ def main():
     check = Checks()
     agent = None
     try:
-        deadline = time.time() + 120
-        while not os.path.exists(os.path.join(runtime, "wayland-0")):
-            assert time.time() < deadline, "GNOME Shell did not start (see .cache/desktop/gnome-shell.log)"
-            time.sleep(0.5)
-        time.sleep(5)
-        # The session bus is the shell's: read from its environment.
-        shell_env = dict(env)
-        for pid in os.listdir("/proc"):
-            try:
-                if pid.isdigit() and open("/proc/%s/comm" % pid).read().strip() == "gnome-shell":
-                    shell_env["DBUS_SESSION_BUS_ADDRESS"] = session_bus_of(pid)
-            except OSError:
-                continue
-        assert shell_env.get("DBUS_SESSION_BUS_ADDRESS"), "the shell's session bus is not found"
-        shell_env["WAYLAND_DISPLAY"] = "wayland-0"
-        agent_log = open(os.path.join(OUTPUT, "agent.log"), "w")
-        agent = subprocess.Popen([agent_binary, "--socket", agent_socket, "--source", "gnome", "--log-level", "debug"],
-                                 env=shell_env, stdout=agent_log, stderr=agent_log)
-        hello = stand_in.accept()
-        assert hello["type"] == "hello" and hello.get("picker") is True, hello
-        # The agent enables the extension; the shell loads it.
-        deadline = time.time() + 60
-        while "the GNOME Shell extension is enabled" not in open(os.path.join(OUTPUT, "agent.log")).read():
-            assert time.time() < deadline, "the agent did not enable the extension"
-            time.sleep(0.5)
-        time.sleep(3)
+        with check.asserting():
+            deadline = time.time() + 120
+            while not os.path.exists(os.path.join(runtime, "wayland-0")):
+                assert time.time() < deadline, "GNOME Shell did not start (see .cache/desktop/gnome-shell.log)"
+                time.sleep(0.5)
+            time.sleep(5)
+            # The session bus is the shell's: read from its environment.
+            shell_env = dict(env)
+            for pid in os.listdir("/proc"):
+                try:
+                    if pid.isdigit() and open("/proc/%s/comm" % pid).read().strip() == "gnome-shell":
+                        shell_env["DBUS_SESSION_BUS_ADDRESS"] = session_bus_of(pid)
+                except OSError:
+                    continue
+            assert shell_env.get("DBUS_SESSION_BUS_ADDRESS"), "the shell's session bus is not found"
+            shell_env["WAYLAND_DISPLAY"] = "wayland-0"
+            agent_log = open(os.path.join(OUTPUT, "agent.log"), "w")
+            agent = subprocess.Popen(
+                [agent_binary, "--socket", agent_socket, "--source", "gnome", "--log-level", "debug"],
+                env=shell_env, stdout=agent_log, stderr=agent_log)
+            hello = stand_in.accept()
+            assert hello["type"] == "hello" and hello.get("picker") is True, hello
+            # The agent enables the extension; the shell loads it.
+            deadline = time.time() + 60
+            while "the GNOME Shell extension is enabled" not in open(os.path.join(OUTPUT, "agent.log")).read():
+                assert time.time() < deadline, "the agent did not enable the extension"
+                time.sleep(0.5)
+            time.sleep(3)
 
-        def shot(name):
-            path = os.path.join(OUTPUT, name)
-            if os.path.exists(path):
-                os.remove(path)
-            subprocess.run(["/usr/bin/python3", os.path.join(work, "shoot.py"), path], env=shell_env, check=True,
-                           timeout=60, stdout=log, stderr=log)
-            pixels = png_pixels(path)
-            print("  %s: %d selected-row pixels, %d light, %d dark" % (
-                name, pixels.count(SELECTION), pixels.count(LIGHT), pixels.count(DARK)))
-            return pixels
+            def shot(name):
+                path = os.path.join(OUTPUT, name)
+                if os.path.exists(path):
+                    os.remove(path)
+                subprocess.run(["/usr/bin/python3", os.path.join(work, "shoot.py"), path], env=shell_env, check=True,
+                               timeout=60, stdout=log, stderr=log)
+                pixels = png_pixels(path)
+                print("  %s: %d selected-row pixels, %d light, %d dark" % (
+                    name, pixels.count(SELECTION), pixels.count(LIGHT), pixels.count(DARK)))
+                return pixels
 
-        stand_in.send(VIEW)
-        time.sleep(2)
-        pixels = shot("gnome-picker-light.png")
-        check(pixels.count(SELECTION) > 5000, "the selected row is on screen")
-        check(pixels.count(LIGHT) > 20000, "the picker is light")
-        subprocess.run(["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", "prefer-dark"],
-                       env=shell_env, check=True, timeout=60)
-        stand_in.send(dict(VIEW, selected=2))
-        time.sleep(2)
-        pixels = shot("gnome-picker-dark.png")
-        check(pixels.count(SELECTION) > 5000 and pixels.count(LIGHT) < 1000, "the picker follows the dark scheme")
-        stand_in.send({"version": 2, "type": "picker-hide"})
-        time.sleep(2)
-        pixels = shot("gnome-picker-hidden.png")
-        check(pixels.count(SELECTION) == 0, "PickerHidden takes it away")
-        remote = subprocess.Popen(["/usr/bin/python3", os.path.join(work, "remote.py")], env=shell_env,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
-        assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
-        # What the extension sends, as the bus carries it: the GTK windows
-        # are Wayland ones, whose fields come from the Shell's input method;
-        # IBus's kind (X11 clients') must never show, not even for the few
-        # milliseconds after a field loses the focus.
-        monitor_path = os.path.join(OUTPUT, "gnome-fields.monitor")
-        monitor = subprocess.Popen(["dbus-monitor", "--session", "type='method_call',member='FieldChanged'"],
-                                   env=shell_env, stdout=open(monitor_path, "w"), stderr=log)
-        time.sleep(1)
-        for version in ("4", "3"):
-            check_fields(version, shell_env, remote, stand_in, check)
-        monitor.terminate()
-        monitor.wait(timeout=10)
-        kinds = re.findall(r'member=FieldChanged\n\s+string "([^"]*)"', open(monitor_path).read())
-        check(kinds.count("input-method") >= 10 and "ibus" not in kinds,
-              "the Wayland windows' fields come from the Shell's input method alone (kinds sent: %s)"
-              % ", ".join("%s %d" % (kind, kinds.count(kind)) for kind in sorted(set(kinds))))
-        def click():
-            # In the middle of the screen, where the page has no field.
-            remote.stdin.write("button 272\n")
-            remote.stdin.flush()
-            remote.stdout.readline()
+            stand_in.send(VIEW)
+            time.sleep(2)
+            pixels = shot("gnome-picker-light.png")
+            check(pixels.count(SELECTION) > 5000, "the selected row is on screen")
+            check(pixels.count(LIGHT) > 20000, "the picker is light")
+            subprocess.run(["gsettings", "set", "org.gnome.desktop.interface", "color-scheme", "prefer-dark"],
+                           env=shell_env, check=True, timeout=60)
+            stand_in.send(dict(VIEW, selected=2))
+            time.sleep(2)
+            pixels = shot("gnome-picker-dark.png")
+            check(pixels.count(SELECTION) > 5000 and pixels.count(LIGHT) < 1000, "the picker follows the dark scheme")
+            stand_in.send({"version": 2, "type": "picker-hide"})
+            time.sleep(2)
+            pixels = shot("gnome-picker-hidden.png")
+            check(pixels.count(SELECTION) == 0, "PickerHidden takes it away")
+            remote = subprocess.Popen(["/usr/bin/python3", os.path.join(work, "remote.py")], env=shell_env,
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+            assert remote.stdout.readline().strip() == "ready", "mutter's remote desktop session did not start"
+            # What the extension sends, as the bus carries it: the GTK windows
+            # are Wayland ones, whose fields come from the Shell's input method;
+            # IBus's kind (X11 clients') must never show, not even for the few
+            # milliseconds after a field loses the focus.
+            monitor_path = os.path.join(OUTPUT, "gnome-fields.monitor")
+            monitor = subprocess.Popen(["dbus-monitor", "--session", "type='method_call',member='FieldChanged'"],
+                                       env=shell_env, stdout=open(monitor_path, "w"), stderr=log)
+            time.sleep(1)
+            for version in ("4", "3"):
+                check_fields(version, shell_env, remote, stand_in, check)
+            stop(monitor)
+            kinds = re.findall(r'member=FieldChanged\n\s+string "([^"]*)"', open(monitor_path).read())
+            check(kinds.count("input-method") >= 10 and "ibus" not in kinds,
+                  "the Wayland windows' fields come from the Shell's input method alone (kinds sent: %s)"
+                  % ", ".join("%s %d" % (kind, kinds.count(kind)) for kind in sorted(set(kinds))))
+            def click():
+                # In the middle of the screen, where the page has no field.
+                remote.stdin.write("button 272\n")
+                remote.stdin.flush()
+                remote.stdout.readline()
 
-        check_browsers("on GNOME Shell", work, "wayland", shell_env, stand_in, log, check, click)
-        check_status_icon_and_notifications(shell_env, stand_in, shot, check)
-        shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
-        check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")
-        agent_text = open(os.path.join(OUTPUT, "agent.log")).read()
-        check("Kind regards" not in agent_text, "no row reached the agent's log")
-        check.no_field_text(os.path.join(OUTPUT, "agent.log"))
-    except AssertionError as error:
-        check(False, str(error))
+            check_browsers("on GNOME Shell", work, "wayland", shell_env, stand_in, log, check, click)
+            check_status_icon_and_notifications(shell_env, stand_in, shot, check)
+            shell_log = open(os.path.join(OUTPUT, "gnome-shell.log"), errors="replace").read()
+            check("vkbd-focus@vkbd.github.io/extension.js" not in shell_log, "the extension logged no error")
+            agent_text = open(os.path.join(OUTPUT, "agent.log")).read()
+            check("Kind regards" not in agent_text, "no row reached the agent's log")
+            check.no_field_text(os.path.join(OUTPUT, "agent.log"))
     finally:
-        if agent is not None:
-            agent.terminate()
-        os.killpg(session.pid, 15)
-        session.wait(timeout=30)
-        system_bus.terminate()
-        system_bus.wait(timeout=30)
+        stop(agent, session, system_bus)
         shutil.rmtree(work, ignore_errors=True)
     version = subprocess.run(["gnome-shell", "--version"], capture_output=True, text=True).stdout.strip()
     return check.summary("gnome-shell: " + version)

@@ -28,7 +28,8 @@ import sys
 import tempfile
 import time
 
-from desktop import FIELDS, TEXTS, Checks, FieldsWindow, StandIn, check_browsers, describe, session_bus_of
+from desktop import (FIELDS, TEXTS, Checks, FieldsWindow, StandIn, check_browsers, describe, session_bus_of,
+                     stop)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -46,16 +47,15 @@ def from_kwin(message):
 def check_fields(name, argv, extra_env, env, stand_in, check):
     app = None
     try:
-        app = FieldsWindow(name, argv, dict(env, **extra_env),
-                           open(os.path.join(OUTPUT, "kwin-%s.log" % name.replace(" ", "")), "w"))
-        time.sleep(1)
-        for field, roles, before in FIELDS:
-            app.command("focus " + field)
-            passed, seen = stand_in.expect(roles, before, accept=from_kwin)
-            check(passed, "%s: %s (reports seen: %r)" % (name, describe(field, roles, before), seen))
-        app.command("quit")
-    except (AssertionError, BrokenPipeError) as error:
-        check(False, str(error))
+        with check.asserting(BrokenPipeError):
+            app = FieldsWindow(name, argv, dict(env, **extra_env),
+                               open(os.path.join(OUTPUT, "kwin-%s.log" % name.replace(" ", "")), "w"))
+            time.sleep(1)
+            for field, roles, before in FIELDS:
+                app.command("focus " + field)
+                passed, seen = stand_in.expect(roles, before, accept=from_kwin)
+                check(passed, "%s: %s (reports seen: %r)" % (name, describe(field, roles, before), seen))
+            app.command("quit")
     finally:
         if app is not None:
             app.close()
@@ -118,64 +118,58 @@ def main():
                                start_new_session=True)
     agent_process = None
     try:
-        deadline = time.time() + 120
-        while not os.path.exists(os.path.join(runtime, "wayland-kwin")) or not input_method_pids():
-            assert time.time() < deadline, "KWin did not start its input method (see .cache/desktop/kwin.log)"
-            time.sleep(0.5)
-        check(True, "KWin starts the agent as its input method, from kwinrc")
-        # The session bus is KWin's: read from its environment.
-        kwin_env = dict(env, WAYLAND_DISPLAY="wayland-kwin",
-                        DBUS_SESSION_BUS_ADDRESS=session_bus_of(input_method_pids()[0]))
-        assert kwin_env["DBUS_SESSION_BUS_ADDRESS"], "KWin's session bus is not found"
-        agent_log = open(os.path.join(OUTPUT, "kwin-agent.log"), "w")
+        with check.asserting():
+            deadline = time.time() + 120
+            while not os.path.exists(os.path.join(runtime, "wayland-kwin")) or not input_method_pids():
+                assert time.time() < deadline, "KWin did not start its input method (see .cache/desktop/kwin.log)"
+                time.sleep(0.5)
+            check(True, "KWin starts the agent as its input method, from kwinrc")
+            # The session bus is KWin's: read from its environment.
+            kwin_env = dict(env, WAYLAND_DISPLAY="wayland-kwin",
+                            DBUS_SESSION_BUS_ADDRESS=session_bus_of(input_method_pids()[0]))
+            assert kwin_env["DBUS_SESSION_BUS_ADDRESS"], "KWin's session bus is not found"
+            agent_log = open(os.path.join(OUTPUT, "kwin-agent.log"), "w")
 
-        def start_agent():
-            return subprocess.Popen([agent, "--socket", os.path.join(work, "agent.sock"), "--source", "kde",
-                                     "--log-level", "debug"], env=kwin_env, stdout=agent_log, stderr=agent_log)
+            def start_agent():
+                return subprocess.Popen([agent, "--socket", os.path.join(work, "agent.sock"), "--source", "kde",
+                                         "--log-level", "debug"], env=kwin_env, stdout=agent_log, stderr=agent_log)
 
-        agent_process = start_agent()
-        hello = stand_in.accept()
-        check(hello.get("fields") == "kwin+at-spi", "the agent names its field sources: %r" % hello.get("fields"))
-        for name, argv, extra_env in APPS:
-            check_fields(name, argv, extra_env, kwin_env, stand_in, check)
-        check_browsers("on KWin", work, "wayland", kwin_env, stand_in, log, check)
+            agent_process = start_agent()
+            hello = stand_in.accept()
+            check(hello.get("fields") == "kwin+at-spi", "the agent names its field sources: %r" % hello.get("fields"))
+            for name, argv, extra_env in APPS:
+                check_fields(name, argv, extra_env, kwin_env, stand_in, check)
+            check_browsers("on KWin", work, "wayland", kwin_env, stand_in, log, check)
 
-        # KWin starts a crashed (killed) input method again; the new one tells
-        # nothing of a field it has not seen, then the fields as before.
-        app = FieldsWindow(APPS[0][0], APPS[0][1], dict(kwin_env, **APPS[0][2]), subprocess.DEVNULL)
-        time.sleep(1)
-        app.command("focus password")
-        passed, _ = stand_in.expect(("password",), None, accept=from_kwin)
-        old = input_method_pids()
-        os.kill(old[0], signal.SIGKILL)
-        deadline = time.time() + 30
-        while not [pid for pid in input_method_pids() if pid not in old] and time.time() < deadline:
-            time.sleep(0.2)
-        restarted = [pid for pid in input_method_pids() if pid not in old]
-        later = stand_in.field(3, from_kwin)
-        check(passed and restarted and (later is None or later.get("role") == "password"),
-              "a restarted input method does not take the password field for another (%r %r %r)"
-              % (passed, restarted, later))
-        app.command("focus entry")
-        passed, seen = stand_in.expect(("entry",), TEXTS["entry"], accept=from_kwin)
-        check(passed, "the restarted input method reports the next field (%r)" % seen)
-        # The agent restarts: the input method tells it the field again.
-        agent_process.terminate()
-        agent_process.wait(timeout=30)
-        agent_process = start_agent()
-        stand_in.accept()
-        passed, seen = stand_in.expect(("entry",), TEXTS["entry"], accept=from_kwin)
-        check(passed, "a restarted agent is told the field again (%r)" % seen)
-        app.close()
-        check.no_field_text(os.path.join(OUTPUT, "kwin-agent.log"))
-    except AssertionError as error:
-        check(False, str(error))
+            # KWin starts a crashed (killed) input method again; the new one tells
+            # nothing of a field it has not seen, then the fields as before.
+            app = FieldsWindow(APPS[0][0], APPS[0][1], dict(kwin_env, **APPS[0][2]), subprocess.DEVNULL)
+            time.sleep(1)
+            app.command("focus password")
+            passed, _ = stand_in.expect(("password",), None, accept=from_kwin)
+            old = input_method_pids()
+            os.kill(old[0], signal.SIGKILL)
+            deadline = time.time() + 30
+            while not [pid for pid in input_method_pids() if pid not in old] and time.time() < deadline:
+                time.sleep(0.2)
+            restarted = [pid for pid in input_method_pids() if pid not in old]
+            later = stand_in.field(3, from_kwin)
+            check(passed and restarted and (later is None or later.get("role") == "password"),
+                  "a restarted input method does not take the password field for another (%r %r %r)"
+                  % (passed, restarted, later))
+            app.command("focus entry")
+            passed, seen = stand_in.expect(("entry",), TEXTS["entry"], accept=from_kwin)
+            check(passed, "the restarted input method reports the next field (%r)" % seen)
+            # The agent restarts: the input method tells it the field again.
+            stop(agent_process)
+            agent_process = start_agent()
+            stand_in.accept()
+            passed, seen = stand_in.expect(("entry",), TEXTS["entry"], accept=from_kwin)
+            check(passed, "a restarted agent is told the field again (%r)" % seen)
+            app.close()
+            check.no_field_text(os.path.join(OUTPUT, "kwin-agent.log"))
     finally:
-        if agent_process is not None:
-            agent_process.terminate()
-            agent_process.wait(timeout=30)
-        os.killpg(session.pid, signal.SIGTERM)
-        session.wait(timeout=30)
+        stop(agent_process, session)
         shutil.rmtree(work, ignore_errors=True)
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "kwin-wayland"], capture_output=True,
                              text=True).stdout.strip()
