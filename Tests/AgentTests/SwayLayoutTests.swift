@@ -61,14 +61,9 @@ import Testing
   }
 
   @Test func theRecordedMessagesGiveTheLayoutsAndGroups() throws {
-    let directory = "/tmp/vkbd-sway-test-\(getpid())"
-    mkdir(directory, 0o700)
-    let path = directory + "/ipc.sock"
-    unlink(path)
-    let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    let (path, server, listening) = Self.listeningSocket("ipc.sock")
     defer { close(server) }
-    #expect(withSocketAddress(path, { bind(server, $0, $1) }) == 0)
-    #expect(listen(server, 1) == 0)
+    #expect(listening)
     let source = try SwayLayoutSource(
       path: path, logger: Logger(label: "test"), descriptions: LayoutDescriptions(list: Self.list))
     var reports: [LayoutReport] = []
@@ -122,14 +117,20 @@ import Testing
   /// A source connected to a socket no one answers: for feeding it
   /// payloads directly.
   static func detachedSource() throws -> SwayLayoutSource {
+    let (path, server, _) = listeningSocket("quiet.sock")
+    defer { close(server) }
+    return try SwayLayoutSource(path: path, logger: Logger(label: "test"), descriptions: LayoutDescriptions(list: list))
+  }
+
+  /// A socket for sway's stand-in, named `name` in the tests' directory:
+  /// its path, its descriptor, and whether it is bound and listening.
+  static func listeningSocket(_ name: String) -> (path: String, server: Int32, listening: Bool) {
     let directory = "/tmp/vkbd-sway-test-\(getpid())"
     mkdir(directory, 0o700)
-    let path = directory + "/quiet.sock"
+    let path = directory + "/" + name
     unlink(path)
     let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(server) }
-    _ = withSocketAddress(path) { bind(server, $0, $1) }
-    listen(server, 1)
-    return try SwayLayoutSource(path: path, logger: Logger(label: "test"), descriptions: LayoutDescriptions(list: list))
+    let bound = withSocketAddress(path) { bind(server, $0, $1) } == 0
+    return (path, server, bound && listen(server, 1) == 0)
   }
 }

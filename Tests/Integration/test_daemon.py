@@ -11,7 +11,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import PLAIN, VIRTUAL, presses, started, tap_through, wait_grabbed
+from vmlib.daemon import PLAIN, VIRTUAL, hold_through, presses, started, tap_through, wait_grabbed
 from xkb import Typist
 
 def test_pass_through_is_exact_for_2000_random_keys():
@@ -124,9 +124,7 @@ def test_panic_chord_releases_everything_and_exits():
 def test_sigterm_with_keys_held_leaves_nothing_held():
     with vmlib.SourceKeyboard() as source:
         daemon, reader = started(PLAIN, grabbed=source.name)
-        source.press(e.KEY_LEFTSHIFT)
-        source.press(e.KEY_A)
-        reader.wait_for(lambda events: (e.KEY_A, 1) in presses(events), timeout=30)
+        hold_through(source, reader, e.KEY_LEFTSHIFT, e.KEY_A)
         assert daemon.stop(signal.SIGTERM) == 0
         assert reader.keys_down() == set()
 

@@ -9,7 +9,7 @@ import time
 from evdev import ecodes as e
 
 import vmlib
-from vmlib.daemon import PLAIN, presses, started, tap_through
+from vmlib.daemon import PLAIN, hold_through, presses, started, tap_through
 from xkb import Typist
 
 
@@ -20,9 +20,7 @@ def open_fds(pid):
 def test_sigkill_with_keys_held_then_a_restart_leaves_nothing_held():
     with vmlib.SourceKeyboard() as source:
         daemon, reader = started(PLAIN, grabbed=source.name)
-        source.press(e.KEY_LEFTSHIFT)
-        source.press(e.KEY_A)
-        reader.wait_for(lambda events: (e.KEY_A, 1) in presses(events), timeout=30)
+        hold_through(source, reader, e.KEY_LEFTSHIFT, e.KEY_A)
         daemon.process.kill()  # no chance to release anything
         daemon.wait_exit()
         # The kernel destroyed the virtual keyboard with the process, and with

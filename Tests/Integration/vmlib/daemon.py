@@ -46,6 +46,14 @@ def tap_through(source, reader, code):
     reader.wait_for(lambda events: (code, 0) in presses(events), timeout=30)
 
 
+def hold_through(source, reader, *codes):
+    """Presses `codes` on `source`, in order, and holds them until the last
+    is down on the virtual keyboard."""
+    for code in codes:
+        source.press(code)
+    reader.wait_for(lambda events: (codes[-1], 1) in presses(events), timeout=30)
+
+
 def presses(events):
     """The (code, value) pairs of a reader's events, kernel repeats left out."""
     return [(code, value) for code, value in vmlib.key_values(events) if value != 2]
