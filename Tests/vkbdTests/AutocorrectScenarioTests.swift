@@ -315,6 +315,14 @@ import Testing
     #expect(result == "We can break it. Braek it. A device here. Devive it. ")
   }
 
+  /// A correction far from the word typed (two slips and a rare word) is
+  /// made only where the word before favours it, when there is one
+  /// (issue 39): `very relevant`, but `quickly relavent` stays.
+  @Test func aFarCorrectionNeedsTheWordBefore() throws {
+    let result = try Self.typed("a very relavent one, quickly relavent, relavent ")
+    #expect(result == "A very relevant one, quickly relavent, relevant ")
+  }
+
   /// Two words the dictionary's list of misspellings says are run
   /// together are split, as a phone does.
   @Test func aWordInSingleQuotesIsCorrected() throws {
@@ -394,6 +402,9 @@ import Testing
     #expect(try Self.typed("ichbin sicher ", spelling: Self.german, layout: "de") == "Ich bin sicher ")
     // Words people write run together, of words less common than `of the`.
     #expect(try Self.typed("the filename and username ") == "The filename and username ")
+    // Two words never written together are no split: a letter was missed
+    // (Birkbeck's `anthings`), not a space (`an things`).
+    #expect(try Self.typed("we saw anthings ") == "We saw anythings ")
     // Backspace undoes a split as any correction.
     let undone = try Simulation.run(
       "focus org.gnome.TextEditor text\nfield \"\"\ntype \"we saw thisis \"\ntap backspace\ntype \"x\"\n",

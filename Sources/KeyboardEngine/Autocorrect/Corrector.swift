@@ -25,7 +25,7 @@ struct Corrector {
     var transliterated = 0.5  // the language's letters written without their keys: ss for ß
     var accent = 0.5  // a letter with another accent or none: e for é, е for ё
     var accents = 0.8  // two letters so: deja for déjà
-    var secondSlip = 0.3  // two slips in one word, beside what each costs
+    var secondSlip = 0.2  // two slips in one word, beside what each costs
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
     /// Per unit of rarity (``SpellingLanguage/frequencies``) past
     /// `commonRarity`: the commonest words cost nothing, a word the list
@@ -62,7 +62,11 @@ struct Corrector {
     var splitRarity: UInt8 = 35
     var splitListedRarity: UInt8 = 30
     /// A correction costing more is no correction.
-    var ceiling = 2.6
+    var ceiling = 3.0
+    /// A correction costing more than this is made only where the word
+    /// before favours it, when there is a word before and a list of pairs
+    /// to ask: `several minuets` and `show bines` are no corrections.
+    var unsupported = 2.4
     /// What the word before takes off a correction, for each tenth of a
     /// log10 unit that the pair is likelier than chance (`can break`, not
     /// `can bark`), up to `contextLimit` tenths: 0.3 at most. It ranks the
@@ -149,6 +153,9 @@ struct Corrector {
     /// ranks the candidates, but lets none past the ceiling or the word as
     /// typed that would not pass alone.
     var context = 0.0
+    /// Whether the word before favours it (the language's list of pairs
+    /// has the two together): nil where there is no word before or no list.
+    var favoured: Bool? = nil
     var cost = 0.0
   }
 
@@ -179,6 +186,7 @@ struct Corrector {
       if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }, asked: &asked) }
     }
     guard let best else { return nil }
+    if best.favoured == false && best.cost > costs.unsupported { return nil }
     // A word people write (the list has it) stays unless the correction is
     // commoner by more than its slip costs, or is the same word in the
     // dictionary's letters, accents or capital, or its list of misspellings'
@@ -223,8 +231,10 @@ struct Corrector {
   /// `typed` as two words a missed space ran together: as its dictionary's
   /// list of misspellings writes it (`alot` is `a lot`), and (`thisis` is
   /// `this is`) at each place where both halves are common words a
-  /// dictionary spells as written: where the list has `typed` itself
-  /// (people write `filename`), only words as common as `this` and `is`.
+  /// dictionary spells as written and that the list of pairs has
+  /// together where there is one (not `an things`): where the list has
+  /// `typed` itself (people write `filename`), only words as common as
+  /// `this` and `is`.
   func splits(of typed: [Unicode.Scalar]) -> [Candidate] {
     // The dictionary's own: `alot` is `a lot`.
     var found: [Candidate] = []
@@ -239,7 +249,8 @@ struct Corrector {
     let limit = typedRarity < SpellingLanguage.unlisted ? costs.splitListedRarity : costs.splitRarity
     for at in 1..<(typed.count - 1) {
       guard let leftRarity = rarity(of: typed[..<at]), leftRarity <= limit,
-        let rightRarity = rarity(of: typed[at...]), rightRarity <= limit, spells(typed[..<at]), spells(typed[at...])
+        let rightRarity = rarity(of: typed[at...]), rightRarity <= limit, spells(typed[..<at]), spells(typed[at...]),
+        together(Array(typed[..<at]), Array(typed[at...])) ?? true
       else { continue }
       let halves =
         costs.cost(ofRarity: leftRarity) + costs.cost(ofRarity: rightRarity) + (at == 1 ? costs.letterWord : 0)
@@ -248,6 +259,13 @@ struct Corrector {
       found.append(candidate)
     }
     return found
+  }
+
+  /// Whether the languages' lists of pairs have `second` after `first`
+  /// likelier than chance: nil where no language has a list.
+  func together(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool? {
+    let lists = languages.filter { $0.pairs != nil }
+    return lists.isEmpty ? nil : lists.contains { $0.association(of: first, with: second) > 0 }
   }
 
   /// Whether a dictionary spells `word` as written.
@@ -345,9 +363,10 @@ struct Corrector {
         if nounsOnly { candidate.capital = false }
         candidate.rarity = language.rarity(of: candidate.word)
         candidate.cost = costs.of(candidate)
-        if let previous {
-          let association = min(language.association(of: previous, with: candidate.word), costs.contextLimit)
-          candidate.context = Double(association) * costs.context
+        if let previous, language.pairs != nil {
+          let association = language.association(of: previous, with: candidate.word)
+          candidate.favoured = association > 0
+          candidate.context = Double(min(association, costs.contextLimit)) * costs.context
           candidate.cost -= candidate.context
         }
         if let index = found.firstIndex(where: { $0.word == candidate.word }) {
