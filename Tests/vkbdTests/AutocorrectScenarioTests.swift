@@ -323,13 +323,15 @@ import Testing
     #expect(result == "A very relevant one, quickly relavent, relevant ")
   }
 
-  /// Two words the dictionary's list of misspellings says are run
-  /// together are split, as a phone does.
+  /// A word in single quotes is corrected inside them: the quote that
+  /// closes it is no elision.
   @Test func aWordInSingleQuotesIsCorrected() throws {
     #expect(try Self.typed("she said 'wrold' ", config: "smart_punctuation: false\n") == "She said 'world' ")
     #expect(try Self.typed("she said 'wrold' ") == "She said ‘world’ ")
   }
 
+  /// Two words the dictionary's list of misspellings says are run
+  /// together are split, as a phone does.
   @Test func theDictionarysRunTogetherWordsAreSplit() throws {
     #expect(try Self.typed("i like it alot ") == "I like it a lot ")
   }

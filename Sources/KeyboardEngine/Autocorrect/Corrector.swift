@@ -65,7 +65,7 @@ struct Corrector {
     var ceiling = 3.0
     /// A correction costing more than this is made only where the word
     /// before favours it, when there is a word before and a list of pairs
-    /// to ask: `several minuets` and `show bines` are no corrections.
+    /// to ask: `very relavent` is `very relevant`, `quickly relavent` stays.
     var unsupported = 2.4
     /// What the word before takes off a correction, for each tenth of a
     /// log10 unit that the pair is likelier than chance (`can break`, not
@@ -264,8 +264,12 @@ struct Corrector {
   /// Whether the languages' lists of pairs have `second` after `first`
   /// likelier than chance: nil where no language has a list.
   func together(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar]) -> Bool? {
-    let lists = languages.filter { $0.pairs != nil }
-    return lists.isEmpty ? nil : lists.contains { $0.association(of: first, with: second) > 0 }
+    var listed = false
+    for language in languages where language.pairs != nil {
+      if language.association(of: first, with: second) > 0 { return true }
+      listed = true
+    }
+    return listed ? false : nil
   }
 
   /// Whether a dictionary spells `word` as written.
