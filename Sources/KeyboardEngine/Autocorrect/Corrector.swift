@@ -353,7 +353,7 @@ struct Corrector {
   ) -> [Candidate] {
     var found: [Candidate] = []
     // A word is looked up in the languages whose alphabet it is written in.
-    for language in languages where typed.allSatisfy({ language.letters.contains($0) }) {
+    for language in languages where typed.allSatisfy(language.hasLetter) {
       if nounsOnly && !language.capitalizesNouns { continue }
       var search = Search(typed: typed, language: language, neighbours: neighbours)
       if twoSlips {

@@ -32,8 +32,9 @@ extension Corrector {
       scratch.reserveCapacity(typed.count + 8)
       typedPlaces = typed.map(neighbours.place(of:))
       letterPlaces = language.letters.map(neighbours.place(of:))
-      typedVowels = typed.map(Self.isVowel)
-      typedMates = typed.map { language.trigrams.letterIndex($0).map { language.accentMates[Int($0)] } ?? [] }
+      let typedIndexes = typed.map(language.trigrams.letterIndex)
+      typedVowels = zip(typed, typedIndexes).map { $1.map { language.letterVowels[Int($0)] } ?? Self.isVowel($0) }
+      typedMates = typedIndexes.map { $0.map { language.accentMates[Int($0)] } ?? [] }
       let edge = LetterTrigrams.edge
       typedClasses = [edge, edge] + typed.map(language.trigrams.letterClass) + [edge]
       forms = language.forms

@@ -284,6 +284,12 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// nearly always right answer, which ``spells(_:)`` confirms.
   func form(hash: UInt64) -> UInt8? { forms.value(hash: hash) }
 
+  /// Whether `scalar` is one of the language's letters: a look-up in the
+  /// trigrams' table, the list itself only past the 255 letters it holds.
+  func hasLetter(_ scalar: Unicode.Scalar) -> Bool {
+    trigrams.letterIndex(scalar) != nil || (letters.count > 255 && letters.contains(scalar))
+  }
+
   /// How rare the word of `hash` is (see ``frequencies``): ``unlisted``
   /// for a word the list does not have, nil without a list.
   func rarity(hash: UInt64) -> UInt8? {
