@@ -285,9 +285,11 @@ public final class SpellingLanguage: @unchecked Sendable {
   func form(hash: UInt64) -> UInt8? { forms.value(hash: hash) }
 
   /// Whether `scalar` is one of the language's letters: a look-up in the
-  /// trigrams' table, the list itself only past the 255 letters it holds.
+  /// trigrams' table, which holds the first 255 letters below U+0530; the
+  /// list itself for a scalar the table cannot hold.
   func hasLetter(_ scalar: Unicode.Scalar) -> Bool {
-    trigrams.letterIndex(scalar) != nil || (letters.count > 255 && letters.contains(scalar))
+    if trigrams.letterIndex(scalar) != nil { return true }
+    return (scalar.value >= 0x530 || letters.count > 255) && letters.contains(scalar)
   }
 
   /// How rare the word of `hash` is (see ``frequencies``): ``unlisted``
