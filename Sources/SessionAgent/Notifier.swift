@@ -52,14 +52,19 @@ struct Notice: Equatable {
 /// Shows notices through the desktop's notification service
 /// (org.freedesktop.Notifications), never waiting for it: each call is
 /// asynchronous, and a missing or slow service only costs a line in the
-/// log. One notification per cause at a time: the next replaces it; and
-/// at most one per cause every ``minimumInterval``, the last of a burst
-/// shown when the interval is over.
+/// log. One notification per cause at a time: the next replaces it, so it
+/// is sent once the one before it has its id; and at most one per cause
+/// every ``minimumInterval``, the last of a burst shown when the interval
+/// is over.
 final class Notifier {
   /// In microseconds.
   static let minimumInterval: Int64 = 3_000_000
   /// How long a call may take before it is given up, in microseconds.
   static let callTimeout: UInt64 = 5_000_000
+  /// How long a Notify may take: a busy server (mako, at a chord that also
+  /// moves the focus) can answer after seconds, and the id it answers is
+  /// what the next notice of the cause replaces.
+  static let notifyTimeout: UInt64 = 25_000_000
 
   private let bus: SessionBus
   private let loop: EventLoop
@@ -69,8 +74,13 @@ final class Notifier {
   /// The id of each cause's notification on screen, which the next replaces.
   private var shown: [Notice.Cause: UInt32] = [:]
   private var lastSent: [Notice.Cause: Int64] = [:]
-  /// The notice of a cause that waits for its interval, and its timer.
-  private var waiting: [Notice.Cause: (notice: Notice, timer: ScheduledTimer)] = [:]
+  /// The notice of a cause that waits, with the timer of its interval;
+  /// without one it waits for the answer to the notice before it.
+  private var waiting: [Notice.Cause: (notice: Notice, timer: ScheduledTimer?)] = [:]
+  /// The causes whose Notify has not been answered yet.
+  private var unanswered: Set<Notice.Cause> = []
+  /// The unanswered causes withdrawn meanwhile: closed once their id comes.
+  private var withdrawn: Set<Notice.Cause> = []
   /// The failure last logged, once until it changes.
   private var lastFailure: String?
 
@@ -80,51 +90,77 @@ final class Notifier {
     self.logger = logger
   }
 
-  /// Shows `notice`, now or when its cause's interval is over.
+  /// Shows `notice`, now or when its cause's interval is over and the
+  /// notice before it has been answered.
   func show(_ notice: Notice) {
     guard isEnabled else { return }
+    let cause = notice.cause
+    withdrawn.remove(cause)
     let now = monotonicMicroseconds()
-    let next = (lastSent[notice.cause] ?? .min / 2) + Self.minimumInterval
-    if now >= next && waiting[notice.cause] == nil {
+    let next = (lastSent[cause] ?? .min / 2) + Self.minimumInterval
+    if now >= next && waiting[cause] == nil && !unanswered.contains(cause) {
       send(notice, at: now)
       return
     }
-    if let timer = waiting[notice.cause]?.timer { loop.cancel(timer) }
-    let timer = loop.schedule(at: max(next, now)) { [unowned self] in
-      guard let held = waiting.removeValue(forKey: notice.cause) else { return }
-      send(held.notice, at: monotonicMicroseconds())
+    if let timer = waiting[cause]?.timer { loop.cancel(timer) }
+    guard now < next else {
+      waiting[cause] = (notice, nil)
+      return
     }
-    waiting[notice.cause] = (notice, timer)
+    let timer = loop.schedule(at: next) { [unowned self] in
+      waiting[cause]?.timer = nil
+      sendWaiting(cause)
+    }
+    waiting[cause] = (notice, timer)
   }
 
   /// Takes a cause's notification off the screen, and what waits of it.
   func withdraw(_ cause: Notice.Cause) {
     if let timer = waiting.removeValue(forKey: cause)?.timer { loop.cancel(timer) }
-    guard let id = shown.removeValue(forKey: cause) else { return }
-    DBus.callAsync(
-      bus.bus, Self.service, Self.path, Self.service, "CloseNotification", [.uint32(id)], timeout: Self.callTimeout
-    ) { _ in }
+    if unanswered.contains(cause) { withdrawn.insert(cause) }
+    if let id = shown.removeValue(forKey: cause) { close(id) }
   }
 
   static let service = "org.freedesktop.Notifications"
   static let path = "/org/freedesktop/Notifications"
 
+  /// Sends the notice of `cause` that waits, if its interval is over and
+  /// nothing of the cause is unanswered.
+  private func sendWaiting(_ cause: Notice.Cause) {
+    guard !unanswered.contains(cause), let held = waiting[cause], held.timer == nil else { return }
+    waiting.removeValue(forKey: cause)
+    send(held.notice, at: monotonicMicroseconds())
+  }
+
+  private func close(_ id: UInt32) {
+    DBus.callAsync(
+      bus.bus, Self.service, Self.path, Self.service, "CloseNotification", [.uint32(id)], timeout: Self.callTimeout
+    ) { _ in }
+  }
+
   private func send(_ notice: Notice, at now: Int64) {
-    lastSent[notice.cause] = now
+    let cause = notice.cause
+    lastSent[cause] = now
+    unanswered.insert(cause)
     let arguments: [DBus.Argument] = [
-      .string("vkbd"), .uint32(shown[notice.cause] ?? 0), .string("input-keyboard"), .string(notice.summary),
+      .string("vkbd"), .uint32(shown[cause] ?? 0), .string("input-keyboard"), .string(notice.summary),
       .string(notice.body), .array("s", []),
       .array(
         "{sv}",
         [.property("urgency", "y", .byte(notice.urgency)), .property("desktop-entry", "s", .string("vkbd-agent"))]),
       .int32(-1),
     ]
-    DBus.callAsync(bus.bus, Self.service, Self.path, Self.service, "Notify", arguments, timeout: Self.callTimeout) {
+    DBus.callAsync(bus.bus, Self.service, Self.path, Self.service, "Notify", arguments, timeout: Self.notifyTimeout) {
       [weak self] result in
       guard let self else { return }
+      unanswered.remove(cause)
+      let isWithdrawn = withdrawn.remove(cause) != nil
+      defer { sendWaiting(cause) }
       switch result {
       case .success(let reply):
-        if let id = DBus.readUInt32(reply) { shown[notice.cause] = id }
+        if let id = DBus.readUInt32(reply) {
+          if isWithdrawn { close(id) } else { shown[cause] = id }
+        }
         lastFailure = nil
       case .failure(let error):
         if error.description != lastFailure {

@@ -167,6 +167,22 @@ extension ShellBridgeTests {
     withExtendedLifetime(bus) {}
   }
 
+  @Test func aNoticeWaitsForTheIdOfTheOneBeforeItReplaces() throws {
+    let bus = try ShellBridgeTests.PrivateBus()
+    let service = try Service(delay: 6)
+    let agent = try Agent()
+    agent.notifier.show(Self.pause)
+    agent.run(Double(Notifier.minimumInterval) / 1e6 + 1)
+    // The interval is over but the pause is not answered yet: the resume
+    // waits, or it would show beside the pause instead of in its place.
+    agent.notifier.show(Self.resume)
+    agent.run(1)
+    #expect(service.calls.map { $0[4] } == ["vkbd paused"])
+    agent.run(2.5)
+    #expect(service.calls.map { [$0[2], $0[4]] } == [["0", "vkbd paused"], ["1", "vkbd resumed"]])
+    withExtendedLifetime(bus) {}
+  }
+
   @Test func aSlowOrMissingServiceNeverHoldsTheLoop() throws {
     let bus = try ShellBridgeTests.PrivateBus()
     let agent = try Agent()
