@@ -118,9 +118,14 @@ def test_a_reload_during_a_long_expansion_cuts_nothing_and_takes_effect_after():
             file.write(LONG_EXPANSION.replace(text, "the new text"))
         for code in (e.KEY_SEMICOLON, e.KEY_L):
             source.tap(code)
-        time.sleep(0.05)  # the expansion is under way: 2,000 characters take seconds here
-        daemon.process.send_signal(signal.SIGHUP)
+        # The signal goes once the expansion is under way: the probe's first
+        # block of output (some 200 events of the 2,000 characters' 8,000)
+        # has come. A fixed sleep raced the daemon under load.
         deadline = time.time() + 60
+        while os.fstat(probe.output.fileno()).st_size == 0:
+            assert time.time() < deadline, "the expansion never started"
+            time.sleep(0.01)
+        daemon.process.send_signal(signal.SIGHUP)
         while "configuration reloaded" not in daemon.stderr_text():
             assert time.time() < deadline, daemon.stderr_text()
             time.sleep(0.1)
