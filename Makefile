@@ -51,7 +51,7 @@ RUN_PACKAGES := libevdev2 libudev1 libxkbcommon0 libyaml-0-2 libpcre2-32-0 xkb-d
 # swift-argument-parser's plugin tools too).
 DEBUG_PROGRAMS = for product in vkbd vkbd-agent vkbd-fetch; do $(SWIFT) build --product $$product || exit 1; done
 
-.PHONY: all frequencies misspellings release completions desktop desktop-test run check build-tests unit-tests quality hub-test install-test test-packages package-lint package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps run-deps clean format
+.PHONY: all frequencies misspellings release completions desktop desktop-test run check build-tests unit-tests quality hub-test install-test test-packages package-lint package-test deb fuzz fuzz-build fuzz-quick soak vm-tests bench bench-latency vm-tools install uninstall build-deps test-deps run-deps clean format
 
 all: release completions desktop
 
@@ -197,9 +197,10 @@ hub-test: build-deps
 # with the extension in the form the installed shell loads (the snippet
 # picker, the focused field), KWin with the agent as its input method, and
 # IBus under Xvfb.
+DESKTOP_TEST_PACKAGES = gnome-shell gnome-shell-extension-appindicator gjs dbus-daemon python3-gi kwin-wayland \
+	qtwayland5 python3-pyqt5 ibus ibus-gtk3 xvfb xdotool openbox firefox-esr chromium
 desktop-test: build-deps desktop
-	@./scripts/install-packages gnome-shell gnome-shell-extension-appindicator gjs dbus-daemon python3-gi kwin-wayland qtwayland5 python3-pyqt5 \
-		ibus ibus-gtk3 xvfb xdotool openbox firefox-esr chromium
+	@./scripts/install-packages $(DESKTOP_TEST_PACKAGES)
 	$(SWIFT) build --product vkbd-agent
 	form=$$(v=$$(gnome-shell --version | tr -cd '0-9.' | cut -d. -f1); [ "$$v" -lt 45 ] && echo legacy || echo modern); \
 		/usr/bin/python3 Tests/Desktop/gnome_shell.py .build/debug/vkbd-agent \
@@ -229,8 +230,9 @@ soak: fuzz
 
 # make install into a scratch directory, checked file by file and by the
 # tools that read each file.
+INSTALL_TEST_PACKAGES = desktop-file-utils nodejs
 install-test: build-deps
-	@./scripts/install-packages desktop-file-utils nodejs
+	@./scripts/install-packages $(INSTALL_TEST_PACKAGES)
 	$(DEBUG_PROGRAMS)
 	./scripts/install-test
 
@@ -353,6 +355,13 @@ vm-tools: build-deps
 
 build-deps:
 	@./scripts/install-packages $(BUILD_PACKAGES)
+
+# What every suite of make check installs and fetches, so that scripts/check
+# can have it done beside the builds: the desktops' packages, the package
+# tools, and the VM's packages, kernel and initramfs.
+test-deps: build-deps
+	@./scripts/install-packages $(DESKTOP_TEST_PACKAGES) $(INSTALL_TEST_PACKAGES) dpkg-dev lintian
+	/usr/bin/python3 Tests/Integration/vm.py --prepare
 
 run-deps:
 	@./scripts/install-packages $(RUN_PACKAGES)

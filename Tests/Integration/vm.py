@@ -193,6 +193,9 @@ def main():
     parser.add_argument("--tools", help="the project's C tools (probe, source, floor), for the tests that use them")
     parser.add_argument("--bench", action="store_true", help="run the benchmarks (bench_*.py) instead of the tests")
     parser.add_argument("--soak", type=int, default=1, help="repeat the load of the fault tests this many times")
+    parser.add_argument("--prepare", action="store_true",
+                        help="only install the packages, fetch the kernel and build the initramfs (make check does it"
+                        " beside the builds)")
     options = parser.parse_args()
     if not re.fullmatch(r"[A-Za-z0-9_]*", options.pattern):
         sys.exit("vm: -k takes letters, digits and _")
@@ -205,6 +208,8 @@ def main():
     sys.path.insert(0, os.path.join(REPO, "Tests", "Hub"))
     import hub_snapshot
     hub_snapshot.unpacked()
+    if options.prepare:
+        return 0
     if options.bench:
         # Latency and throughput count instructions and skip idle time, so
         # they repeat from boot to boot; start-up waits on files over 9p,
