@@ -163,10 +163,11 @@ run: run-deps release
 	$(RELEASE_BIN)/vkbd run
 
 # Every suite (scripts/check): the debug build, the unit tests (Swift
-# Testing) and the hub while the release build and its packages compile at
-# the lowest priority; the real desktops; then the real-kernel suite in a
-# VM with, beside it at the lowest priority, libFuzzer, autocorrect's
-# quality, make install and lintian.
+# Testing), the hub, autocorrect's quality and make install while the
+# release build and its packages compile, and what the later suites
+# install is fetched, at the lowest priority; the real desktops; then the
+# real-kernel suite in a VM with, beside it at the lowest priority,
+# libFuzzer and lintian.
 check: build-deps frequencies vm-tools
 	./scripts/check
 

@@ -12,8 +12,8 @@ import vmlib
 from vmlib.daemon import VIRTUAL, presses, started
 from vmlib.desktop import Desktop
 
-# In the boot of the tests that start a desktop session, beside the rest (vm.py).
-GROUP = "desktop"
+# In the main boot, though it starts a desktop session: the desktop boot is
+# the longer lane (vm.py).
 # The keys of a German keyboard for the characters the test types:
 # (key, shift, altgr).
 GERMAN = {" ": (e.KEY_SPACE, False, False), "\n": (e.KEY_ENTER, False, False), ".": (e.KEY_DOT, False, False),

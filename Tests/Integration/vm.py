@@ -220,8 +220,8 @@ def main():
         boots = [(select, icount, options.vkbd, "main") for select, icount in boots]
     else:
         # Two lanes of boots at once, each on a core of its own, of about
-        # the same length: most tests that start a desktop session (half
-        # the suite's time, under emulation); then the timing tests, whose clock counts instructions
+        # the same length: most tests that start a desktop session (over
+        # half the suite's time, under emulation); then the timing tests, whose clock counts instructions
         # (as the benchmarks') and which run the release build, as users do,
         # followed by the rest of the suite.
         lanes = [[("desktop", None, options.vkbd)],
