@@ -289,13 +289,28 @@ final class ShellBridge: FocusSource, LayoutSource, FieldSource {
     throw AgentExit.unavailable("KWin loaded the script \(path) but would not run it")
   }
 
+  /// How long the agent waits, as it starts, for GNOME Shell to answer:
+  /// at a login the agent may start before the shell serves its
+  /// interface, which it does a second or two after it takes its name.
+  static let shellStartWait: Int64 = 30_000_000
+
   /// Enables the extension if GNOME Shell knows it. It does only when it
   /// was installed before the login: GNOME Shell reads its extensions then.
   /// With user extensions switched off it enables none, though it says it did.
+  /// A shell that does not answer yet is asked again for ``shellStartWait``.
   private func enableGNOMEExtension() throws(AgentExit) {
-    let enabled = call(
-      "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [Self.gnomeExtension],
-      reading: DBus.readBool)
+    func enable() -> Bool? {
+      call(
+        "org.gnome.Shell", "/org/gnome/Shell", "org.gnome.Shell.Extensions", "EnableExtension", [Self.gnomeExtension],
+        reading: DBus.readBool)
+    }
+    var enabled = enable()
+    if enabled == nil { logger.info("waiting for GNOME Shell to answer") }
+    let deadline = monotonicMicroseconds() + Self.shellStartWait
+    while enabled == nil && monotonicMicroseconds() < deadline {
+      usleep(250_000)
+      enabled = enable()
+    }
     guard enabled == true else {
       throw AgentExit.unavailable(
         "GNOME Shell has not loaded the extension \(Self.gnomeExtension): install it (make install) and log in again")
