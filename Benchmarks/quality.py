@@ -71,7 +71,7 @@ LANGUAGES = {"en": ("en_US", "us", "so"), "de": ("de_DE", "de", "wir"), "fr": ("
 # Each set's floor of exact corrections and ceiling of wrong words, in
 # percent (--check), of the reported part.
 LIMITS = {
-    "codespell": (85.0, 1.5), "birkbeck": (79.5, 4.5), "libreoffice-en": (94.5, 1.0), "libreoffice-de": (90.0, 1.6),
+    "codespell": (85.5, 1.5), "birkbeck": (80.5, 4.8), "libreoffice-en": (94.5, 1.0), "libreoffice-de": (90.0, 1.6),
     "libreoffice-fr": (90.5, 0.5), "libreoffice-ru": (95.5, 0.5), "in-prose": (87.0, 2.0),
 }
 # The share of the other words of the fortunes that may change (--check):

@@ -398,6 +398,15 @@ import Testing
       try Self.typed("das ist interresant ", spelling: Self.german, layout: "de") == "Das ist interessant ")
   }
 
+  @Test func aWordNoSlipOrTwoReachesIsTheOneThatSoundsAsTyped() throws {
+    // A poor speller's misspellings, three or more slips from their words.
+    #expect(
+      try Self.typed("the semetary, a stumache, it nessisitates ") == "The cemetery, a stomach, it necessitates ")
+    // A word a slip or two away wins, though others sound as typed (band,
+    // bend); short words are left alone, since too many sound alike.
+    #expect(try Self.typed("we bouind the defun ") == "We bound the defun ")
+  }
+
   @Test func twoWordsRunTogetherAreSplitWhereTheSpaceWasMissed() throws {
     // Not `thesis`: two common words beat a vowel for another.
     #expect(try Self.typed("thisis a test ofthe split ") == "This is a test of the split ")

@@ -26,6 +26,7 @@ struct Corrector {
     var accent = 0.5  // a letter with another accent or none: e for é, е for ё
     var accents = 0.8  // two letters so: deja for déjà
     var secondSlip = 0.2  // two slips in one word, beside what each costs
+    var soundsAlike = 1.6  // a word that sounds as typed: semetary for cemetery (English)
     var capital = 0.3  // the word is written with a capital (a name, a German noun)
     /// Per unit of rarity (``SpellingLanguage/frequencies``) past
     /// `commonRarity`: the commonest words cost nothing, a word the list
@@ -105,6 +106,7 @@ struct Corrector {
         case .accent: accent
         case .accents: accents
         case .two(let both): both + secondSlip
+        case .soundsAlike: soundsAlike
         case .missedSpace(let halves): missedSpace + halves
         }
       return slip + (candidate.capital ? capital : 0) + (candidate.rarity.map(cost(ofRarity:)) ?? 0)
@@ -117,6 +119,8 @@ struct Corrector {
   enum Slip: Equatable {
     case none, swapped, doubled, neighbourKey, extraNeighbour, vowel, missing, extra, otherKey, listed, transliterated
     case accent, accents, moved
+    /// Another spelling of the same sounds (``SoundsAlike``).
+    case soundsAlike
     /// Two slips, which cost this much together.
     case two(Double)
     /// A space missed between two words, which cost this much more.
@@ -141,6 +145,10 @@ struct Corrector {
   /// Words shorter than this are never taken for two slips: too many
   /// words are two slips from a short one.
   static let shortestForTwoSlips = 6
+  /// Words shorter than this are never taken for another spelling of
+  /// their sounds: too many short words sound alike (Lisp's `defun` and
+  /// `define`).
+  static let shortestForSounds = 6
 
   struct Candidate {
     var word: [Unicode.Scalar]
@@ -180,10 +188,19 @@ struct Corrector {
     var asked: [(word: [Unicode.Scalar], confirmed: Bool)] = []
     asked.reserveCapacity(12)
     var best = choose(near, asked: &asked)
+    var nearby = near.contains { $0.cost + $0.context <= costs.ceiling }
     // Only where one slip finds nothing cheap that stands out are two looked for.
     if best.map({ $0.cost > costs.farFrom }) ?? true {
-      let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, twoSlips: true, previous: previous)
+      let far = candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, reach: .twoSlips, previous: previous)
       if !far.isEmpty { best = choose((near + far).sorted { $0.cost < $1.cost }, asked: &asked) }
+      nearby = nearby || far.contains { $0.cost + $0.context <= costs.ceiling }
+    }
+    // Only where no word is a slip or two away is one that sounds as typed
+    // taken: `semetary` is `cemetery`, but `bouind` is `bound`, not `band`.
+    if best == nil && !nearby && typed.count >= Self.shortestForSounds {
+      best = choose(
+        candidates(of: typed, neighbours: neighbours, nounsOnly: nounsOnly, reach: .sounds, previous: previous),
+        asked: &asked)
     }
     guard let best else { return nil }
     if best.favoured == false && best.cost > costs.unsupported { return nil }
@@ -341,14 +358,23 @@ struct Corrector {
     return spells(capitalized) ? capitalized : nil
   }
 
-  /// The words one slip away from `typed` that the indexes hold, each
+  /// How far from the typed word ``candidates(of:neighbours:nounsOnly:reach:previous:)`` looks.
+  enum Reach {
+    /// One slip away.
+    case oneSlip
+    /// Two slips away: two accents at any length; the common words two
+    /// slips away from ``shortestForTwoSlips`` letters on.
+    case twoSlips
+    /// The common words that sound as typed (English's).
+    case sounds
+  }
+
+  /// The words within `reach` of `typed` that the indexes hold, each
   /// with its cheapest slip, cheapest first; `nounsOnly`: the nouns of the
-  /// languages that write them with a capital; `twoSlips`: the words two
-  /// slips away instead (two accents at any length; the common words two
-  /// slips away from ``shortestForTwoSlips`` letters on); `previous`: the
-  /// word before, which makes a candidate likelier as the pair is.
+  /// languages that write them with a capital; `previous`: the word
+  /// before, which makes a candidate likelier as the pair is.
   func candidates(
-    of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, twoSlips: Bool = false,
+    of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, reach: Reach = .oneSlip,
     previous: [Unicode.Scalar]? = nil
   ) -> [Candidate] {
     var found: [Candidate] = []
@@ -356,11 +382,14 @@ struct Corrector {
     for language in languages where typed.allSatisfy(language.hasLetter) {
       if nounsOnly && !language.capitalizesNouns { continue }
       var search = Search(typed: typed, language: language, neighbours: neighbours)
-      if twoSlips {
+      switch reach {
+      case .oneSlip:
+        search.run()
+      case .twoSlips:
         search.accentTwice()
         if typed.count >= Self.shortestForTwoSlips { search.runTwoSlips(costs: costs) }
-      } else {
-        search.run()
+      case .sounds:
+        search.runSoundsAlike()
       }
       for var candidate in search.found where !nounsOnly || candidate.capital {
         // A noun's capital costs nothing where the user typed it.

@@ -32,6 +32,9 @@ public final class SpellingLanguage: @unchecked Sendable {
   /// The list's common words that the dictionary has, searched two slips
   /// around a typo; nil without a list.
   let common: CommonWords?
+  /// English's common words by how they sound; nil for another language
+  /// or without a list.
+  let sounds: SoundsAlike?
   /// Why the language's frequency list is not in use, with its path.
   public let frequencyProblem: String?
   /// How much likelier a word is right after another than anywhere, for
@@ -113,16 +116,21 @@ public final class SpellingLanguage: @unchecked Sendable {
       do throws(SpellingError) {
         let (list, text) = try WordListFile.frequencies(in: frequencyFile.get())
         frequencies = list
-        common = Self.commonWords(text, forms: forms, list: list, letters: letters, trigrams: trigrams)
+        let words = Self.commonWords(text, forms: forms, list: list, trigrams: trigrams)
+        // The file lists its words sorted by their text: by the letters' scalars.
+        common = CommonWords(words: words, weight: letters.prefix(255).map(\.value))
+        sounds = name.hasPrefix("en") ? SoundsAlike(words: words, alphabet: letters) : nil
         frequencyProblem = nil
       } catch {
         frequencies = nil
         common = nil
+        sounds = nil
         frequencyProblem = "\(error)"
       }
     } else {
       frequencies = nil
       common = nil
+      sounds = nil
       frequencyProblem = nil
     }
     do throws(SpellingError) {
@@ -133,7 +141,8 @@ public final class SpellingLanguage: @unchecked Sendable {
       pairsProblem = "\(error)"
     }
     indexBytes =
-      forms.memoryBytes + (frequencies?.memoryBytes ?? 0) + (common?.memoryBytes ?? 0) + (pairs?.memoryBytes ?? 0)
+      forms.memoryBytes + (frequencies?.memoryBytes ?? 0) + (common?.memoryBytes ?? 0) + (sounds?.memoryBytes ?? 0)
+      + (pairs?.memoryBytes ?? 0)
     self.name = name
     var capitals: [Unicode.Scalar: Unicode.Scalar] = [:]
     for letter in letters {
@@ -329,14 +338,12 @@ public final class SpellingLanguage: @unchecked Sendable {
     return pairs.value(hash: hash & ~1) ?? 0
   }
 
-  /// The trie of the list's common words (`text`, a word a line) that
-  /// the dictionary has (with their reading), in the letters the language
-  /// is written in: one pass over the text, each word's hash made as its
-  /// letters are read.
+  /// The list's common words (`text`, a word a line) that the dictionary
+  /// has (with their reading), in the letters the language is written in:
+  /// one pass over the text, each word's hash made as its letters are read.
   private static func commonWords(
-    _ text: String, forms: WordIndex<UInt16>, list: WordIndex<UInt32>, letters: [Unicode.Scalar],
-    trigrams: LetterTrigrams
-  ) -> CommonWords {
+    _ text: String, forms: WordIndex<UInt16>, list: WordIndex<UInt32>, trigrams: LetterTrigrams
+  ) -> [(letters: [UInt8], reading: UInt8)] {
     var words: [(letters: [UInt8], reading: UInt8)] = []
     var word: [UInt8] = []
     var hash = FNV1a.seed
@@ -360,8 +367,7 @@ public final class SpellingLanguage: @unchecked Sendable {
       hash = FNV1a.seed
       writable = true
     }
-    // The file lists its words sorted by their text: by the letters' scalars.
-    return CommonWords(words: words, weight: letters.prefix(255).map(\.value))
+    return words
   }
 
 }
