@@ -92,12 +92,7 @@ extension ShellBridgeTests {
             lambda connection, name: open(sys.argv[1] + '.ready', 'w').close(), None)
         GLib.MainLoop().run()
         """
-      process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-      process.arguments = ["-c", script, record]
-      try process.run()
-      let deadline = Date().addingTimeInterval(30)
-      while access(record + ".ready", F_OK) != 0 && Date() < deadline { usleep(20_000) }
+      process = try ShellBridgeTests.runPython(script, argument: record, ready: record + ".ready")
     }
 
     /// Each call so far: the method, then for Notify its app name,
@@ -114,6 +109,17 @@ extension ShellBridgeTests {
       unlink(record)
       unlink(record + ".ready")
     }
+  }
+
+  /// Runs `script` in Python with `argument`, until it makes the file `ready` (30 s at most).
+  static func runPython(_ script: String, argument: String, ready: String) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    process.arguments = ["-c", script, argument]
+    try process.run()
+    let deadline = Date().addingTimeInterval(30)
+    while access(ready, F_OK) != 0 && Date() < deadline { usleep(20_000) }
+    return process
   }
 
   /// The agent's bus and notifier on a loop driven by the test.

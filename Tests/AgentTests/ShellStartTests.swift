@@ -37,12 +37,7 @@ extension ShellBridgeTests {
         Gio.bus_own_name(Gio.BusType.SESSION, 'org.gnome.Shell', 0, None, acquired, None)
         GLib.MainLoop().run()
         """
-      process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-      process.arguments = ["-c", script, ready]
-      try process.run()
-      let deadline = Date().addingTimeInterval(30)
-      while access(ready, F_OK) != 0 && Date() < deadline { usleep(20_000) }
+      process = try ShellBridgeTests.runPython(script, argument: ready, ready: ready)
     }
 
     deinit {

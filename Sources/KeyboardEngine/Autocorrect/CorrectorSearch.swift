@@ -118,7 +118,7 @@ extension Corrector {
     }
 
     /// `word` as the index has it (`form`): as written, or with a capital, or both.
-    private mutating func add(_ word: [Unicode.Scalar], form: UInt8, slip: Slip) {
+    mutating func add(_ word: [Unicode.Scalar], form: UInt8, slip: Slip) {
       if form != 1 { found.append(Candidate(word: word, slip: slip)) }
       if form != 0, let capital = language.capitals[word[0]] {
         var word = word
@@ -259,41 +259,6 @@ extension Corrector {
       }
     }
 
-    /// The common words that sound as `typed` does (English's), as the
-    /// index has them.
-    mutating func runSoundsAlike() {
-      guard let sounds = language.sounds else { return }
-      var alike: [(word: [Unicode.Scalar], reading: UInt8)] = []
-      let editLimit = max(2, typed.count / 4)
-      sounds.forEachWord(soundingLike: typed) { letters, reading in
-        // Few edits away too: `semetary` is `cemetery`, `coalleces` is not `colossus`.
-        let word = letters.map { language.letters[Int($0)] }
-        guard word != typed, Self.edits(word, typed, atMost: editLimit) <= editLimit else { return }
-        alike.append((word, reading))
-      }
-      for (word, reading) in alike { add(word, form: reading, slip: .soundsAlike) }
-    }
-
-    /// The edit distance (Levenshtein's) between `first` and `second`, or
-    /// more than `limit` once it is sure to pass it.
-    static func edits(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar], atMost limit: Int) -> Int {
-      guard abs(first.count - second.count) <= limit else { return limit + 1 }
-      var row = Array(0...second.count)
-      for (i, a) in first.enumerated() {
-        var diagonal = row[0]
-        row[0] = i + 1
-        var smallest = row[0]
-        for (j, b) in second.enumerated() {
-          let next = min(row[j + 1] + 1, row[j] + 1, diagonal + (a == b ? 0 : 1))
-          diagonal = row[j + 1]
-          row[j + 1] = next
-          smallest = min(smallest, next)
-        }
-        if smallest > limit { return limit + 1 }
-      }
-      return row[second.count]
-    }
-
     /// What the cheapest slips that make `typed` of `word` cost (both as
     /// indexes of the language's letters), each priced as the one-slip
     /// search prices it: an edit distance weighed by the keys' places.
@@ -367,5 +332,62 @@ extension Corrector {
         consider(.transliterated)
       }
     }
+  }
+}
+
+extension Corrector {
+  /// How far from the typed word ``candidates(of:neighbours:nounsOnly:reach:previous:)`` looks.
+  enum Reach {
+    /// One slip away.
+    case oneSlip
+    /// Two slips away: two accents at any length; the common words two
+    /// slips away from ``shortestForTwoSlips`` letters on.
+    case twoSlips
+    /// The common words that sound as typed (English's).
+    case sounds
+  }
+
+  /// The words within `reach` of `typed` that the indexes hold, each
+  /// with its cheapest slip, cheapest first; `nounsOnly`: the nouns of the
+  /// languages that write them with a capital; `previous`: the word
+  /// before, which makes a candidate likelier as the pair is.
+  func candidates(
+    of typed: [Unicode.Scalar], neighbours: KeyNeighbours, nounsOnly: Bool = false, reach: Reach = .oneSlip,
+    previous: [Unicode.Scalar]? = nil
+  ) -> [Candidate] {
+    var found: [Candidate] = []
+    // A word is looked up in the languages whose alphabet it is written in.
+    for language in languages where typed.allSatisfy(language.hasLetter) {
+      if nounsOnly && !language.capitalizesNouns { continue }
+      var search = Search(typed: typed, language: language, neighbours: neighbours)
+      switch reach {
+      case .oneSlip:
+        search.run()
+      case .twoSlips:
+        search.accentTwice()
+        if typed.count >= Self.shortestForTwoSlips { search.runTwoSlips(costs: costs) }
+      case .sounds:
+        search.runSoundsAlike()
+      }
+      for var candidate in search.found where !nounsOnly || candidate.capital {
+        // A noun's capital costs nothing where the user typed it.
+        if nounsOnly { candidate.capital = false }
+        candidate.rarity = language.rarity(of: candidate.word)
+        candidate.cost = costs.of(candidate)
+        if let previous, language.pairs != nil {
+          let association = language.association(of: previous, with: candidate.word)
+          candidate.favoured = association > 0
+          candidate.context = Double(min(association, costs.contextLimit)) * costs.context
+          candidate.cost -= candidate.context
+        }
+        if let index = found.firstIndex(where: { $0.word == candidate.word }) {
+          if candidate.cost < found[index].cost { found[index] = candidate }
+        } else {
+          found.append(candidate)
+        }
+      }
+    }
+    found.sort { $0.cost < $1.cost }
+    return found
   }
 }

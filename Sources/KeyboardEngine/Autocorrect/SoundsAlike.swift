@@ -153,3 +153,40 @@ struct SoundsAlike: Sendable {
     return hash
   }
 }
+
+extension Corrector.Search {
+    /// The common words that sound as `typed` does (English's), as the
+    /// index has them.
+    mutating func runSoundsAlike() {
+      guard let sounds = language.sounds else { return }
+      var alike: [(word: [Unicode.Scalar], reading: UInt8)] = []
+      let editLimit = max(2, typed.count / 4)
+      sounds.forEachWord(soundingLike: typed) { letters, reading in
+        // Few edits away too: `semetary` is `cemetery`, `coalleces` is not `colossus`.
+        let word = letters.map { language.letters[Int($0)] }
+        guard word != typed, Self.edits(word, typed, atMost: editLimit) <= editLimit else { return }
+        alike.append((word, reading))
+      }
+      for (word, reading) in alike { add(word, form: reading, slip: .soundsAlike) }
+    }
+
+    /// The edit distance (Levenshtein's) between `first` and `second`, or
+    /// more than `limit` once it is sure to pass it.
+    static func edits(_ first: [Unicode.Scalar], _ second: [Unicode.Scalar], atMost limit: Int) -> Int {
+      guard abs(first.count - second.count) <= limit else { return limit + 1 }
+      var row = Array(0...second.count)
+      for (i, a) in first.enumerated() {
+        var diagonal = row[0]
+        row[0] = i + 1
+        var smallest = row[0]
+        for (j, b) in second.enumerated() {
+          let next = min(row[j + 1] + 1, row[j] + 1, diagonal + (a == b ? 0 : 1))
+          diagonal = row[j + 1]
+          row[j + 1] = next
+          smallest = min(smallest, next)
+        }
+        if smallest > limit { return limit + 1 }
+      }
+      return row[second.count]
+    }
+}

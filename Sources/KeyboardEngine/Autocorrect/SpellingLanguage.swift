@@ -369,7 +369,6 @@ public final class SpellingLanguage: @unchecked Sendable {
     }
     return words
   }
-
 }
 
 /// A file of a spelling dictionary's, as the daemon read it: its path (for
