@@ -4,8 +4,8 @@
 /// word's sound is a key of its consonants as English spelling says them
 /// (`c` before `e`, `i`, `y` is `s`; `ph` is `f`; `gh` before a consonant
 /// is silent; a doubled letter is one), its vowels one mark a run (but a
-/// first vowel, heard as itself), and a final silent `e` dropped. Words of one key are side by side, found by
-/// a binary search of their keys' hashes.
+/// first vowel, heard as itself), and a final silent `e` dropped. Words of
+/// one key are side by side, found by a binary search of their keys' hashes.
 struct SoundsAlike: Sendable {
   /// The entries' keys, ascending; an entry's word, as the language's
   /// letter indexes, is `letters[starts[i]..<starts[i + 1]]`.
